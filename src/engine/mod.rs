@@ -1,0 +1,32 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The speech engine: a safe layer over transcribe.cpp's C API. This module
+//! is the only code in the crate that calls into the library.
+
+mod error;
+mod gguf;
+mod log;
+mod model;
+mod pool;
+mod samples;
+mod stream;
+
+pub use error::Error;
+pub use model::{Backend, Model, ModelSpec, VOXTRAL_REALTIME_ARCH};
+pub use pool::{ModelLease, ModelPool, IDLE_TIMEOUT};
+pub use samples::{Converted, SampleConverter, SampleFormat};
+pub use stream::{
+    validate_delay, AbortHandle, Stream, StreamConfig, StreamState, TextUpdate,
+    DECODE_INTERVAL_RANGE, FRAME_MS,
+};
+
+/// The only sample rate the model takes.
+pub const SAMPLE_RATE: u32 = 16_000;
+
+/// Installs the bridge from the library's log to GStreamer's debug log. Done
+/// automatically before the first load; call it earlier to see backend
+/// discovery lines too.
+pub fn install_log_bridge() {
+    log::install();
+}

@@ -1,0 +1,405 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Loaded models and the sessions bound to them.
+
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use transcribe_cpp_sys as ffi;
+
+use super::gguf::{self, Header};
+use super::{log, Error};
+
+/// The architecture name of Voxtral Realtime GGUF files.
+pub const VOXTRAL_REALTIME_ARCH: &str = "voxtral_realtime";
+
+/// Where the model runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// The best device found at load time, falling back to the CPU.
+    #[default]
+    Auto,
+    /// The CPU only.
+    Cpu,
+    /// An NVIDIA GPU (needs the `cuda` cargo feature).
+    Cuda,
+    /// A Vulkan GPU (needs the `vulkan` cargo feature).
+    Vulkan,
+}
+
+impl Backend {
+    /// The short name used in properties and messages.
+    pub fn nick(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
+            Backend::Vulkan => "vulkan",
+        }
+    }
+
+    fn request(self) -> ffi::transcribe_backend_request {
+        match self {
+            Backend::Auto => ffi::transcribe_backend_request::TRANSCRIBE_BACKEND_AUTO,
+            Backend::Cpu => ffi::transcribe_backend_request::TRANSCRIBE_BACKEND_CPU,
+            Backend::Cuda => ffi::transcribe_backend_request::TRANSCRIBE_BACKEND_CUDA,
+            Backend::Vulkan => ffi::transcribe_backend_request::TRANSCRIBE_BACKEND_VULKAN,
+        }
+    }
+
+    /// Whether this build and machine can serve the backend at all.
+    pub fn is_available(self) -> bool {
+        match self {
+            Backend::Auto | Backend::Cpu => true,
+            // SAFETY: a plain query without pointers.
+            _ => unsafe { ffi::transcribe_backend_available(self.request()) },
+        }
+    }
+}
+
+/// What to load: the file, and where to run it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModelSpec {
+    pub path: PathBuf,
+    pub backend: Backend,
+    /// Index of the compute device; `None` lets the backend choose.
+    pub device: Option<u32>,
+}
+
+impl ModelSpec {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            backend: Backend::Auto,
+            device: None,
+        }
+    }
+}
+
+pub(crate) fn status_name(status: ffi::transcribe_status) -> String {
+    // SAFETY: returns a static string for any integer.
+    let raw = unsafe { ffi::transcribe_status_string(status.0 as i32) };
+    if raw.is_null() {
+        return format!("status {}", status.0);
+    }
+    // SAFETY: non-null, NUL-terminated and static.
+    unsafe { CStr::from_ptr(raw) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+pub(crate) fn engine_error(
+    operation: &'static str,
+    status: ffi::transcribe_status,
+    detail: String,
+) -> Error {
+    match status {
+        ffi::transcribe_status::TRANSCRIBE_ERR_ABORTED => Error::Aborted,
+        ffi::transcribe_status::TRANSCRIBE_ERR_OOM => Error::OutOfMemory { detail },
+        _ => Error::Engine {
+            operation,
+            status: status_name(status),
+            detail,
+        },
+    }
+}
+
+/// A model loaded by transcribe.cpp.
+pub struct Model {
+    ptr: NonNull<ffi::transcribe_model>,
+    id: u64,
+    spec: ModelSpec,
+    backend_name: String,
+    load_time: Duration,
+}
+
+// SAFETY: transcribe.cpp documents model calls as thread-safe; the model is
+// read-only after load and freed once, in Drop.
+unsafe impl Send for Model {}
+unsafe impl Sync for Model {}
+
+impl Model {
+    /// Loads a Voxtral Realtime model, with a distinct error for each way
+    /// this can fail.
+    pub fn load(spec: &ModelSpec) -> Result<Model, Error> {
+        log::install();
+        let path = spec.path.as_path();
+        check_file(path)?;
+        check_backend(spec)?;
+        let started = Instant::now();
+        let ptr = load_file(path, spec)?;
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let mut model = Model {
+            ptr,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            spec: spec.clone(),
+            backend_name: String::new(),
+            load_time: started.elapsed(),
+        };
+        model.check_stream_support()?;
+        model.backend_name = model.query_backend();
+        Ok(model)
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut ffi::transcribe_model {
+        self.ptr.as_ptr()
+    }
+
+    /// A number unique to this load in this process.
+    pub fn instance_id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    /// The backend the library actually chose (e.g. "CPU", "CUDA0").
+    pub fn backend_name(&self) -> &str {
+        &self.backend_name
+    }
+
+    /// How long the library took to load the file.
+    pub fn load_time(&self) -> Duration {
+        self.load_time
+    }
+
+    fn arch(&self) -> String {
+        // SAFETY: valid model; returns a string owned by the model or NULL.
+        let raw = unsafe { ffi::transcribe_model_arch_string(self.ptr.as_ptr()) };
+        if raw.is_null() {
+            return String::from("unknown");
+        }
+        // SAFETY: non-null NUL-terminated string alive as long as the model.
+        unsafe { CStr::from_ptr(raw) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn query_backend(&self) -> String {
+        // SAFETY: as in `arch`.
+        let raw = unsafe { ffi::transcribe_model_backend(self.ptr.as_ptr()) };
+        if raw.is_null() {
+            return String::from("unknown");
+        }
+        // SAFETY: as in `arch`.
+        unsafe { CStr::from_ptr(raw) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn check_stream_support(&self) -> Result<(), Error> {
+        let arch = self.arch();
+        if arch != VOXTRAL_REALTIME_ARCH {
+            return Err(Error::WrongArchitecture {
+                path: self.spec.path.clone(),
+                found: arch,
+            });
+        }
+        // SAFETY: valid model; a pure query.
+        let accepts = unsafe {
+            ffi::transcribe_model_accepts_ext_kind(
+                self.ptr.as_ptr(),
+                ffi::transcribe_ext_slot::TRANSCRIBE_EXT_SLOT_STREAM,
+                ffi::TRANSCRIBE_EXT_KIND_VOXTRAL_REALTIME_STREAM,
+            )
+        };
+        if accepts {
+            Ok(())
+        } else {
+            Err(Error::NoStreamExtension {
+                path: self.spec.path.clone(),
+                arch,
+            })
+        }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: every session of this model is freed before the model (see
+        // `pool::Instance`), and the pointer is not used after this.
+        unsafe { ffi::transcribe_model_free(self.ptr.as_ptr()) };
+    }
+}
+
+/// Checks what can be checked without the library, so that each failure gets
+/// a message naming its cause.
+fn check_file(path: &Path) -> Result<(), Error> {
+    let unreadable = |reason: String| Error::ModelUnreadable {
+        path: path.to_owned(),
+        reason,
+    };
+    if path.as_os_str().is_empty() {
+        return Err(Error::ModelMissing {
+            path: path.to_owned(),
+        });
+    }
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::ModelMissing {
+                path: path.to_owned(),
+            })
+        }
+        Err(e) => return Err(unreadable(e.to_string())),
+        Ok(m) if m.is_dir() => return Err(unreadable("it is a directory, not a file".into())),
+        Ok(m) if m.len() == 0 => {
+            return Err(Error::NotGguf {
+                path: path.to_owned(),
+                detail: "the file is empty".into(),
+            })
+        }
+        Ok(_) => {}
+    }
+    match gguf::read_header(path) {
+        Err(e) => Err(unreadable(e.to_string())),
+        Ok(Header::NotGguf) => Err(Error::NotGguf {
+            path: path.to_owned(),
+            detail: "the file does not start with the GGUF signature".into(),
+        }),
+        Ok(Header::Damaged(detail)) => Err(Error::NotGguf {
+            path: path.to_owned(),
+            detail,
+        }),
+        Ok(Header::Gguf { architecture: None }) => Err(Error::NotGguf {
+            path: path.to_owned(),
+            detail: "the header has no general.architecture".into(),
+        }),
+        Ok(Header::Gguf {
+            architecture: Some(arch),
+        }) if arch != VOXTRAL_REALTIME_ARCH => Err(Error::WrongArchitecture {
+            path: path.to_owned(),
+            found: arch,
+        }),
+        Ok(_) => Ok(()),
+    }
+}
+
+fn check_backend(spec: &ModelSpec) -> Result<(), Error> {
+    if !spec.backend.is_available() {
+        return Err(Error::BackendUnavailable {
+            backend: spec.backend,
+            detail: String::from("this build has no such backend, or it found no device"),
+        });
+    }
+    Ok(())
+}
+
+fn device_handle(spec: &ModelSpec) -> Result<ffi::transcribe_device_t, Error> {
+    let Some(index) = spec.device else {
+        return Ok(std::ptr::null_mut());
+    };
+    // SAFETY: plain queries; handles are owned by the runtime.
+    let (handle, count) = unsafe {
+        (
+            ffi::transcribe_device_get(index as i32),
+            ffi::transcribe_device_count(),
+        )
+    };
+    if handle.is_null() {
+        return Err(Error::BackendUnavailable {
+            backend: spec.backend,
+            detail: format!("there is no device {index}; this machine has {count} (0..{count})"),
+        });
+    }
+    Ok(handle)
+}
+
+fn load_file(path: &Path, spec: &ModelSpec) -> Result<NonNull<ffi::transcribe_model>, Error> {
+    let c_path = path
+        .to_str()
+        .and_then(|p| CString::new(p).ok())
+        .ok_or_else(|| Error::ModelUnreadable {
+            path: path.to_owned(),
+            reason: "the path is not valid UTF-8".into(),
+        })?;
+    let mut params = std::mem::MaybeUninit::<ffi::transcribe_model_load_params>::zeroed();
+    // SAFETY: the init function fills the whole struct.
+    let mut params = unsafe {
+        ffi::transcribe_model_load_params_init(params.as_mut_ptr());
+        params.assume_init()
+    };
+    params.backend = spec.backend.request();
+    params.device = device_handle(spec)?;
+    let mut out: *mut ffi::transcribe_model = std::ptr::null_mut();
+    // SAFETY: valid C string, initialised params, and an out pointer.
+    let (status, detail) = log::capture(|| unsafe {
+        ffi::transcribe_model_load_file(c_path.as_ptr(), &params, &mut out)
+    });
+    if status == ffi::transcribe_status::TRANSCRIBE_OK {
+        if let Some(ptr) = NonNull::new(out) {
+            return Ok(ptr);
+        }
+    }
+    let path = path.to_owned();
+    Err(match status {
+        ffi::transcribe_status::TRANSCRIBE_ERR_FILE_NOT_FOUND => Error::ModelMissing { path },
+        ffi::transcribe_status::TRANSCRIBE_ERR_GGUF => Error::NotGguf { path, detail },
+        ffi::transcribe_status::TRANSCRIBE_ERR_UNSUPPORTED_ARCH
+        | ffi::transcribe_status::TRANSCRIBE_ERR_UNSUPPORTED_VARIANT => Error::WrongArchitecture {
+            path,
+            found: if detail.is_empty() {
+                "unsupported".into()
+            } else {
+                detail
+            },
+        },
+        ffi::transcribe_status::TRANSCRIBE_ERR_BACKEND => Error::BackendUnavailable {
+            backend: spec.backend,
+            detail,
+        },
+        other => engine_error("loading the model", other, detail),
+    })
+}
+
+/// A session: the per-stream state of one model (KV caches, buffers).
+pub(crate) struct Session {
+    ptr: NonNull<ffi::transcribe_session>,
+    n_threads: u32,
+}
+
+// SAFETY: a session is used by one thread at a time; ownership moves between
+// threads only with the `Stream` that holds it exclusively.
+unsafe impl Send for Session {}
+
+impl Session {
+    pub(crate) fn new(model: &Model, n_threads: u32) -> Result<Session, Error> {
+        let mut params = std::mem::MaybeUninit::<ffi::transcribe_session_params>::zeroed();
+        // SAFETY: the init function fills the whole struct.
+        let mut params = unsafe {
+            ffi::transcribe_session_params_init(params.as_mut_ptr());
+            params.assume_init()
+        };
+        params.n_threads = n_threads as i32;
+        let mut out: *mut ffi::transcribe_session = std::ptr::null_mut();
+        // SAFETY: valid model, initialised params and an out pointer.
+        let (status, detail) = log::capture(|| unsafe {
+            ffi::transcribe_session_init(model.as_ptr(), &params, &mut out)
+        });
+        match NonNull::new(out) {
+            Some(ptr) if status == ffi::transcribe_status::TRANSCRIBE_OK => {
+                Ok(Session { ptr, n_threads })
+            }
+            _ => Err(engine_error("creating a session", status, detail)),
+        }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut ffi::transcribe_session {
+        self.ptr.as_ptr()
+    }
+
+    pub(crate) fn n_threads(&self) -> u32 {
+        self.n_threads
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // SAFETY: the session is not used after this; its model outlives it.
+        unsafe { ffi::transcribe_session_free(self.ptr.as_ptr()) };
+    }
+}

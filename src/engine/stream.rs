@@ -1,0 +1,457 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! A streaming transcription on one model instance.
+
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use transcribe_cpp_sys as ffi;
+
+use super::model::engine_error;
+use super::pool::{ModelLease, ModelPool};
+use super::{log, Error, Model, ModelSpec, SAMPLE_RATE};
+
+/// Audio the model consumes per generated token.
+pub const FRAME_MS: u32 = 80;
+
+/// Checks a transcription delay against the values the model was trained
+/// for: a multiple of 80 ms from 80 to 1200 ms, or 2400 ms.
+pub fn validate_delay(ms: u32) -> Result<u32, Error> {
+    let on_grid = ms % FRAME_MS == 0 && (FRAME_MS..=1200).contains(&ms);
+    if on_grid || ms == 2400 {
+        Ok(ms)
+    } else {
+        Err(Error::InvalidDelay { ms })
+    }
+}
+
+/// The bounds of the decode interval, in milliseconds.
+pub const DECODE_INTERVAL_RANGE: std::ops::RangeInclusive<u32> = 40..=10_000;
+
+/// How a stream is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamConfig {
+    /// The model's transcription delay (see [`validate_delay`]).
+    pub delay_ms: u32,
+    /// How much audio is gathered before the model decodes.
+    pub decode_interval_ms: u32,
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        Self {
+            delay_ms: 480,
+            decode_interval_ms: 160,
+        }
+    }
+}
+
+impl StreamConfig {
+    fn interval_samples(&self) -> usize {
+        (self.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
+    }
+}
+
+/// Lets another thread stop a running feed or finalize promptly. The flag
+/// stays set until [`Stream::reset`] or [`Stream::begin`] with
+/// [`AbortHandle::clear`].
+#[derive(Debug, Clone, Default)]
+pub struct AbortHandle(Arc<AtomicBool>);
+
+impl AbortHandle {
+    pub fn abort(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    pub fn clear(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+unsafe extern "C" fn poll_abort(user_data: *mut c_void) -> bool {
+    // SAFETY: `user_data` is the `AtomicBool` inside the stream's
+    // `AbortHandle`, kept alive by the stream for as long as the callback is
+    // installed.
+    unsafe { &*(user_data as *const AtomicBool) }.load(Ordering::SeqCst)
+}
+
+/// New text from one decode of the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextUpdate {
+    /// Text appended to the transcript by this decode (may be empty).
+    pub text: String,
+    /// Samples fed to the stream, in total, when the text was published.
+    pub audio_end: u64,
+    /// True for the update of `finalize`, after which no text follows.
+    pub is_final: bool,
+}
+
+/// Where the stream is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamState {
+    Idle,
+    Active,
+    Finished,
+    Failed,
+}
+
+/// A streaming transcription: owns a model instance (from the pool) and its
+/// session for as long as it lives.
+pub struct Stream {
+    lease: ModelLease,
+    /// The lease's session; it is not replaced while the stream holds the
+    /// lease.
+    session: NonNull<ffi::transcribe_session>,
+    abort: AbortHandle,
+    config: StreamConfig,
+    state: StreamState,
+    /// Audio gathered until a whole decode interval is there.
+    pending: Vec<f32>,
+    /// Samples handed to the library since `begin`.
+    fed: u64,
+    /// Bytes of the library's transcript already returned as text.
+    consumed: usize,
+    /// The last few consumed bytes, to notice a rewritten transcript.
+    consumed_tail: Vec<u8>,
+}
+
+const TAIL_CHECK: usize = 32;
+
+// SAFETY: the session is used only through `&mut self` (one thread at a time)
+// and is owned, with its model, by the lease the stream holds.
+unsafe impl Send for Stream {}
+
+impl Stream {
+    /// Takes an instance of the model from the pool (loading it if needed)
+    /// and prepares a session with `n_threads` (0 = all CPUs).
+    pub fn open(spec: &ModelSpec, n_threads: u32) -> Result<Stream, Error> {
+        let mut lease = ModelPool::global().acquire(spec)?;
+        let abort = AbortHandle::default();
+        let session = lease.instance().session(n_threads)?.as_ptr();
+        // SAFETY: the flag outlives the callback: it is cleared in Drop before
+        // the session goes back to the pool.
+        unsafe {
+            ffi::transcribe_set_abort_callback(
+                session,
+                Some(poll_abort),
+                Arc::as_ptr(&abort.0) as *mut c_void,
+            )
+        };
+        Ok(Stream {
+            lease,
+            session: NonNull::new(session).expect("sessions are non-null"),
+            abort,
+            config: StreamConfig::default(),
+            state: StreamState::Idle,
+            pending: Vec::new(),
+            fed: 0,
+            consumed: 0,
+            consumed_tail: Vec::new(),
+        })
+    }
+
+    fn session(&self) -> *mut ffi::transcribe_session {
+        self.session.as_ptr()
+    }
+
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.abort.clone()
+    }
+
+    pub fn config(&self) -> StreamConfig {
+        self.config
+    }
+
+    pub fn state(&self) -> StreamState {
+        self.state
+    }
+
+    /// Samples accepted since `begin` (fed to the model or waiting for the
+    /// next decode).
+    pub fn samples_received(&self) -> u64 {
+        self.fed + self.pending.len() as u64
+    }
+
+    /// The loaded model this stream runs on.
+    pub fn model(&self) -> &Model {
+        self.lease.model()
+    }
+
+    /// The name of the backend the model runs on.
+    pub fn backend_name(&self) -> &str {
+        self.lease.model().backend_name()
+    }
+
+    /// Starts a new stream. Any previous stream is dropped unfinished.
+    pub fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
+        validate_delay(config.delay_ms)?;
+        let mut ext =
+            std::mem::MaybeUninit::<ffi::transcribe_voxtral_realtime_stream_ext>::zeroed();
+        let mut params = std::mem::MaybeUninit::<ffi::transcribe_stream_params>::zeroed();
+        // SAFETY: the init functions fill the whole structs.
+        let (mut ext, mut params) = unsafe {
+            ffi::transcribe_voxtral_realtime_stream_ext_init(ext.as_mut_ptr());
+            ffi::transcribe_stream_params_init(params.as_mut_ptr());
+            (ext.assume_init(), params.assume_init())
+        };
+        ext.num_delay_tokens = (config.delay_ms / FRAME_MS) as i32;
+        // The stream gathers whole decode intervals itself, so the library
+        // decodes on every call; that way the audio position of each decode
+        // is known exactly, whatever the buffer sizes upstream.
+        ext.min_decode_interval_ms = 0;
+        params.family = &ext.ext;
+        let session = self.session();
+        self.clear_stream_state();
+        // SAFETY: valid session; params and ext live across the call and are
+        // copied by the library before it returns.
+        let (status, detail) = log::capture(|| unsafe {
+            ffi::transcribe_stream_reset(session);
+            ffi::transcribe_stream_begin(session, std::ptr::null(), &params)
+        });
+        if status != ffi::transcribe_status::TRANSCRIBE_OK {
+            self.state = StreamState::Failed;
+            return Err(engine_error("starting the stream", status, detail));
+        }
+        self.config = config;
+        self.state = StreamState::Active;
+        Ok(())
+    }
+
+    /// Adds audio (f32, 16 kHz, mono, finite). Returns one update per decode
+    /// this audio completed; audio short of a decode interval is kept for the
+    /// next call.
+    pub fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        self.expect_active()?;
+        let interval = self.config.interval_samples();
+        let mut updates = Vec::new();
+        let mut rest = samples;
+        while !rest.is_empty() {
+            let take = (interval - self.pending.len()).min(rest.len());
+            self.pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.pending.len() == interval {
+                let chunk = std::mem::take(&mut self.pending);
+                updates.push(self.decode(&chunk)?);
+                self.pending = chunk;
+                self.pending.clear();
+            }
+        }
+        Ok(updates)
+    }
+
+    /// Ends the stream: decodes what is pending and the model's look-ahead,
+    /// and returns the rest of the transcript.
+    pub fn finalize(&mut self) -> Result<TextUpdate, Error> {
+        self.expect_active()?;
+        if !self.pending.is_empty() {
+            let chunk = std::mem::take(&mut self.pending);
+            self.feed_library(&chunk)?;
+        }
+        let session = self.session();
+        let mut update = new_update();
+        // SAFETY: valid session with an active stream.
+        let (status, detail) =
+            log::capture(|| unsafe { ffi::transcribe_stream_finalize(session, &mut update) });
+        self.check("finishing the stream", status, detail)?;
+        self.state = StreamState::Finished;
+        Ok(TextUpdate {
+            text: self.take_new_text(true),
+            audio_end: self.fed,
+            is_final: true,
+        })
+    }
+
+    /// Drops the current stream, if any, and clears the abort flag.
+    pub fn reset(&mut self) {
+        let session = self.session();
+        // SAFETY: valid session, not used by another thread.
+        unsafe { ffi::transcribe_stream_reset(session) };
+        self.clear_stream_state();
+        self.abort.clear();
+        self.state = StreamState::Idle;
+    }
+
+    fn clear_stream_state(&mut self) {
+        self.pending.clear();
+        self.fed = 0;
+        self.consumed = 0;
+        self.consumed_tail.clear();
+    }
+
+    fn expect_active(&self) -> Result<(), Error> {
+        if self.abort.is_aborted() {
+            return Err(Error::Aborted);
+        }
+        match self.state {
+            StreamState::Active => Ok(()),
+            other => Err(Error::Engine {
+                operation: "feeding the stream",
+                status: format!("the stream is {other:?}, not active"),
+                detail: String::new(),
+            }),
+        }
+    }
+
+    fn decode(&mut self, chunk: &[f32]) -> Result<TextUpdate, Error> {
+        self.feed_library(chunk)?;
+        Ok(TextUpdate {
+            text: self.take_new_text(false),
+            audio_end: self.fed,
+            is_final: false,
+        })
+    }
+
+    fn feed_library(&mut self, chunk: &[f32]) -> Result<(), Error> {
+        debug_assert!(chunk.iter().all(|v| v.is_finite()));
+        let session = self.session();
+        let mut update = new_update();
+        // SAFETY: valid session; `chunk` is alive and non-empty.
+        let (status, detail) = log::capture(|| unsafe {
+            ffi::transcribe_stream_feed(session, chunk.as_ptr(), chunk.len() as i32, &mut update)
+        });
+        self.check("decoding audio", status, detail)?;
+        self.fed += chunk.len() as u64;
+        Ok(())
+    }
+
+    fn check(
+        &mut self,
+        operation: &'static str,
+        status: ffi::transcribe_status,
+        detail: String,
+    ) -> Result<(), Error> {
+        if status == ffi::transcribe_status::TRANSCRIBE_OK {
+            return Ok(());
+        }
+        self.state = StreamState::Failed;
+        Err(engine_error(operation, status, detail))
+    }
+
+    /// The transcript's bytes beyond what was returned before. A partial
+    /// UTF-8 character at the end waits for the next decode, unless `last`.
+    fn take_new_text(&mut self, last: bool) -> String {
+        let session = self.session();
+        let mut text = std::mem::MaybeUninit::<ffi::transcribe_stream_text>::zeroed();
+        // SAFETY: the init function fills the struct; get_text fills the
+        // pointers with session-owned storage valid until the next call.
+        let full: &[u8] = unsafe {
+            ffi::transcribe_stream_text_init(text.as_mut_ptr());
+            let mut text = text.assume_init();
+            if ffi::transcribe_stream_get_text(session, &mut text)
+                != ffi::transcribe_status::TRANSCRIBE_OK
+                || text.full_text.is_null()
+            {
+                return String::new();
+            }
+            std::slice::from_raw_parts(text.full_text as *const u8, text.full_text_bytes as usize)
+        };
+        if full.len() < self.consumed || !full[..self.consumed].ends_with(&self.consumed_tail) {
+            gst::warning!(
+                log::CAT,
+                "the model rewrote text it had published; continuing after byte {}",
+                self.consumed
+            );
+        }
+        let new = full.get(self.consumed..).unwrap_or_default();
+        let (text, used) = decode_utf8_prefix(new, last);
+        self.consumed += used;
+        let tail_from = self.consumed.saturating_sub(TAIL_CHECK);
+        self.consumed_tail = full[tail_from..self.consumed.min(full.len())].to_vec();
+        text
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        let session = self.session();
+        // SAFETY: valid session; uninstall the callback before the flag it
+        // points at is freed, and leave the session clean for its next user.
+        unsafe {
+            ffi::transcribe_stream_reset(session);
+            ffi::transcribe_set_abort_callback(session, None, std::ptr::null_mut());
+        }
+    }
+}
+
+fn new_update() -> ffi::transcribe_stream_update {
+    let mut update = std::mem::MaybeUninit::<ffi::transcribe_stream_update>::zeroed();
+    // SAFETY: the init function fills the whole struct.
+    unsafe {
+        ffi::transcribe_stream_update_init(update.as_mut_ptr());
+        update.assume_init()
+    }
+}
+
+/// Decodes the longest prefix of `bytes` that is complete UTF-8, replacing
+/// invalid sequences; an incomplete character at the end is left unless
+/// `last`. Returns the text and the number of bytes used.
+pub(crate) fn decode_utf8_prefix(bytes: &[u8], last: bool) -> (String, usize) {
+    let mut out = String::new();
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                return (out, bytes.len());
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).expect("checked valid"));
+                match e.error_len() {
+                    Some(n) => {
+                        out.push(char::REPLACEMENT_CHARACTER);
+                        rest = &after[n..];
+                    }
+                    None if last => {
+                        out.push(char::REPLACEMENT_CHARACTER);
+                        return (out, bytes.len());
+                    }
+                    None => return (out, bytes.len() - after.len()),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_on_the_trained_grid_are_accepted() {
+        for ms in (80..=1200).step_by(80).chain([2400]) {
+            assert_eq!(validate_delay(ms), Ok(ms));
+        }
+    }
+
+    #[test]
+    fn other_delays_are_refused() {
+        for ms in [0, 40, 100, 479, 1280, 2000, 4800] {
+            assert_eq!(validate_delay(ms), Err(Error::InvalidDelay { ms }));
+        }
+    }
+
+    #[test]
+    fn a_split_character_waits_for_its_last_byte() {
+        let bytes = "naïve".as_bytes();
+        let (text, used) = decode_utf8_prefix(&bytes[..3], false);
+        assert_eq!((text.as_str(), used), ("na", 2));
+        let (text, used) = decode_utf8_prefix(&bytes[2..], false);
+        assert_eq!((text.as_str(), used), ("ïve", 4));
+    }
+
+    #[test]
+    fn invalid_bytes_become_replacement_characters() {
+        let (text, used) = decode_utf8_prefix(b"a\xffb", false);
+        assert_eq!((text.as_str(), used), ("a\u{fffd}b", 3));
+        let (text, used) = decode_utf8_prefix(b"a\xc3", true);
+        assert_eq!((text.as_str(), used), ("a\u{fffd}", 2));
+    }
+}

@@ -1,0 +1,25 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+#![allow(clippy::non_send_fields_in_send_ty)]
+
+//! GStreamer elements that transcribe live speech with Mistral's Voxtral Mini
+//! 4B Realtime, run locally through transcribe.cpp.
+
+pub mod engine;
+
+fn plugin_init(_plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
+    Ok(())
+}
+
+gst::plugin_define!(
+    voxtralrt,
+    env!("CARGO_PKG_DESCRIPTION"),
+    plugin_init,
+    concat!(env!("CARGO_PKG_VERSION"), "-", env!("COMMIT_ID")),
+    "MPL",
+    env!("CARGO_PKG_NAME"),
+    env!("CARGO_PKG_NAME"),
+    env!("CARGO_PKG_REPOSITORY"),
+    env!("BUILD_REL_DATE")
+);

@@ -1,0 +1,289 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The engine layer against the real transcribe.cpp library and the tiny
+//! fixture model (one thread, as on a loaded 2-core machine).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use gstvoxtralrt::engine::{
+    Backend, Error, ModelSpec, SampleConverter, SampleFormat, Stream, StreamConfig,
+};
+
+fn init() {
+    gst::init().unwrap();
+}
+
+fn open() -> Stream {
+    init();
+    Stream::open(&ModelSpec::new(common::tiny_model()), 1).expect("the fixture loads")
+}
+
+/// Runs one whole stream, feeding `samples` in pieces of `chunk` samples.
+fn transcribe(stream: &mut Stream, samples: &[f32], chunk: usize) -> String {
+    stream.begin(StreamConfig::default()).unwrap();
+    let mut text = String::new();
+    for piece in samples.chunks(chunk.max(1)) {
+        for update in stream.feed(piece).unwrap() {
+            text.push_str(&update.text);
+        }
+    }
+    text.push_str(&stream.finalize().unwrap().text);
+    text
+}
+
+fn load_error(path: &std::path::Path) -> Error {
+    init();
+    match Stream::open(&ModelSpec::new(path), 1) {
+        Ok(_) => panic!("{} loaded", path.display()),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn a_missing_file_is_reported_as_missing() {
+    let err = load_error(std::path::Path::new("/nonexistent/model.gguf"));
+    assert!(matches!(err, Error::ModelMissing { .. }), "{err:?}");
+    assert!(err.to_string().contains("does not exist"), "{err}");
+}
+
+#[test]
+fn an_empty_file_is_not_a_model() {
+    let path = common::scratch_dir("empty").join("empty.gguf");
+    std::fs::write(&path, b"").unwrap();
+    let err = load_error(&path);
+    assert!(
+        matches!(err, Error::NotGguf { ref detail, .. } if detail.contains("empty")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_text_file_is_not_a_model() {
+    let path = common::scratch_dir("text").join("notes.gguf");
+    std::fs::write(&path, "this is not a model\n").unwrap();
+    let err = load_error(&path);
+    assert!(matches!(err, Error::NotGguf { .. }), "{err:?}");
+    assert!(err.to_string().contains("not a valid GGUF"), "{err}");
+}
+
+#[test]
+fn a_truncated_model_is_damaged_and_says_why() {
+    let bytes = std::fs::read(common::tiny_model()).unwrap();
+    let dir = common::scratch_dir("truncated");
+    for keep in [6, 100, bytes.len() / 2, bytes.len() - 1] {
+        let path = dir.join(format!("cut-{keep}.gguf"));
+        std::fs::write(&path, &bytes[..keep]).unwrap();
+        let err = load_error(&path);
+        match &err {
+            Error::NotGguf { detail, .. } => {
+                assert!(!detail.is_empty(), "no reason given for {keep}")
+            }
+            other => panic!("cut at {keep}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_gguf_of_another_architecture_is_named() {
+    let path = common::scratch_dir("arch").join("whisper.gguf");
+    std::fs::write(&path, common::gguf_of_architecture("whisper")).unwrap();
+    let err = load_error(&path);
+    assert_eq!(
+        err,
+        Error::WrongArchitecture {
+            path: path.clone(),
+            found: "whisper".into()
+        }
+    );
+    assert!(err.to_string().contains("'whisper'"), "{err}");
+}
+
+#[test]
+fn a_directory_is_unreadable() {
+    let dir = common::scratch_dir("dir");
+    let err = load_error(&dir);
+    assert!(matches!(err, Error::ModelUnreadable { .. }), "{err:?}");
+}
+
+#[test]
+fn an_unavailable_backend_is_refused_clearly() {
+    init();
+    for backend in [Backend::Cuda, Backend::Vulkan] {
+        if backend.is_available() {
+            continue;
+        }
+        let spec = ModelSpec {
+            backend,
+            ..ModelSpec::new(common::tiny_model())
+        };
+        match Stream::open(&spec, 1) {
+            Err(Error::BackendUnavailable { backend: b, .. }) => assert_eq!(b, backend),
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("{backend:?} loaded without being available"),
+        }
+    }
+}
+
+#[test]
+fn the_fixture_produces_visible_text_to_the_end_of_the_audio() {
+    let mut stream = open();
+    let text = transcribe(&mut stream, &common::sine(3.0), 1600);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    assert!(words.len() >= 27, "only {} words: {text:?}", words.len());
+    assert!(text.starts_with("hello from the tiny voxtral"), "{text:?}");
+}
+
+#[test]
+fn the_same_audio_gives_the_same_text_across_runs_and_chunkings() {
+    let mut stream = open();
+    let audio = common::sine(2.5);
+    let reference = transcribe(&mut stream, &audio, audio.len());
+    for chunk in [160, 1280, 16_000, audio.len()] {
+        assert_eq!(
+            transcribe(&mut stream, &audio, chunk),
+            reference,
+            "chunk {chunk}"
+        );
+    }
+}
+
+#[test]
+fn s16_and_f32_input_of_one_signal_give_the_same_text() {
+    let audio = common::sine(2.0);
+    let mut from_s16 = Vec::new();
+    let mut from_f32 = Vec::new();
+    SampleConverter::new(SampleFormat::S16le).convert(&common::to_s16le(&audio), &mut from_s16);
+    SampleConverter::new(SampleFormat::F32le).convert(&common::to_f32le(&audio), &mut from_f32);
+    let mut stream = open();
+    assert_eq!(
+        transcribe(&mut stream, &from_s16, 3200),
+        transcribe(&mut stream, &from_f32, 3200)
+    );
+}
+
+#[test]
+fn text_updates_come_once_per_decode_interval_with_their_audio_position() {
+    let mut stream = open();
+    let config = StreamConfig {
+        delay_ms: 480,
+        decode_interval_ms: 320,
+    };
+    stream.begin(config).unwrap();
+    let updates = stream.feed(&common::sine(2.0)).unwrap();
+    let ends: Vec<u64> = updates.iter().map(|u| u.audio_end).collect();
+    assert_eq!(ends, (1..=6).map(|k| k * 5120).collect::<Vec<_>>());
+    assert_eq!(stream.samples_received(), 32_000);
+    assert!(updates.iter().any(|u| !u.text.is_empty()));
+}
+
+#[test]
+fn an_abort_from_another_thread_stops_a_long_feed_promptly() {
+    let mut stream = open();
+    stream.begin(StreamConfig::default()).unwrap();
+    let handle = stream.abort_handle();
+    let audio = common::sine(600.0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let aborter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let at = Instant::now();
+        handle.abort();
+        tx.send(at).unwrap();
+    });
+    let result = stream.feed(&audio);
+    let returned = Instant::now();
+    aborter.join().unwrap();
+    let aborted_at = rx.recv().unwrap();
+    assert_eq!(result.err(), Some(Error::Aborted));
+    let latency = returned.saturating_duration_since(aborted_at);
+    eprintln!("abort latency: {latency:?}");
+    // Target 100 ms; the bound is loose because CI machines are shared.
+    assert!(latency < Duration::from_secs(1), "abort took {latency:?}");
+
+    // The stream can be used again after a reset.
+    stream.reset();
+    assert!(!transcribe(&mut stream, &common::sine(1.5), 1600).is_empty());
+}
+
+#[test]
+fn two_streams_on_one_model_path_run_at_the_same_time() {
+    init();
+    let audio = common::sine(3.0);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let audio = audio.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let mut stream = Stream::open(&ModelSpec::new(common::tiny_model()), 1).unwrap();
+                // Both hold their instance before either starts feeding.
+                barrier.wait();
+                transcribe(&mut stream, &audio, 800)
+            })
+        })
+        .collect();
+    let texts: Vec<String> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    assert_eq!(texts[0], texts[1]);
+    assert!(!texts[0].is_empty());
+}
+
+#[test]
+fn a_released_model_is_reused_and_a_busy_one_is_not_shared() {
+    init();
+    // A path of its own, so that other tests cannot take this instance.
+    let path = common::scratch_dir("reuse").join("model.gguf");
+    std::fs::copy(common::tiny_model(), &path).unwrap();
+    let spec = ModelSpec::new(&path);
+    let first = Stream::open(&spec, 1).unwrap();
+    let first_id = first.model().instance_id();
+    let second = Stream::open(&spec, 1).unwrap();
+    assert_ne!(
+        second.model().instance_id(),
+        first_id,
+        "one model, two streams"
+    );
+    drop(second);
+    drop(first);
+    let mut again = Stream::open(&spec, 1).unwrap();
+    let reused = again.model().instance_id();
+    assert_eq!(reused, first_id, "a released instance was not reused");
+    assert!(!transcribe(&mut again, &common::sine(1.0), 1600).is_empty());
+    drop(again);
+    let once_more = Stream::open(&spec, 1).unwrap();
+    assert_eq!(
+        once_more.model().instance_id(),
+        reused,
+        "the idle instance was loaded again"
+    );
+}
+
+#[test]
+fn a_model_file_replaced_on_disk_is_loaded_again() {
+    init();
+    let dir = common::scratch_dir("replace");
+    let path = dir.join("model.gguf");
+    std::fs::copy(common::tiny_model(), &path).unwrap();
+    let spec = ModelSpec::new(&path);
+    let before = Stream::open(&spec, 1).unwrap().model().instance_id();
+    // Replace by rename, the safe way to update a memory-mapped file.
+    let next = dir.join("next.gguf");
+    std::fs::copy(common::tiny_model(), &next).unwrap();
+    std::fs::rename(&next, &path).unwrap();
+    let mut after = Stream::open(&spec, 1).unwrap();
+    assert_ne!(after.model().instance_id(), before);
+    assert!(!transcribe(&mut after, &common::sine(1.0), 1600).is_empty());
+}
+
+#[test]
+fn a_wrong_delay_is_refused_before_the_stream_starts() {
+    let mut stream = open();
+    let err = stream
+        .begin(StreamConfig {
+            delay_ms: 100,
+            decode_interval_ms: 160,
+        })
+        .unwrap_err();
+    assert_eq!(err, Error::InvalidDelay { ms: 100 });
+}

@@ -7,6 +7,7 @@
 //! 4B Realtime, run locally through transcribe.cpp.
 
 pub mod engine;
+pub mod transcript;
 
 fn plugin_init(_plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
     Ok(())

@@ -1,0 +1,317 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Turns the model's text, as it grows, into timed words or caption lines.
+//!
+//! Voxtral Realtime publishes no timestamps. What is known is the audio
+//! position at which each piece of text appeared: the model writes one token
+//! per 80 ms of audio, `delay` behind it. So text that appears once the
+//! stream has received audio up to `p` was spoken in the stretch between the
+//! previous decode and `p - delay`; the characters of a piece are spread over
+//! that stretch in order. At the end of a stream the remaining text covers up
+//! to the end of the audio.
+//!
+//! Times here are nanoseconds from the start of one engine stream; the
+//! elements map them onto the pipeline's running time. Nothing in this module
+//! knows about GStreamer.
+
+#[cfg(test)]
+mod tests;
+
+/// What to cut the transcript into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segmentation {
+    /// One cue per word, as gst-plugins-rs transcribers output.
+    Words,
+    /// Caption lines of at most `max_chars` characters (a longer single word
+    /// is a line of its own).
+    Lines { max_chars: usize },
+}
+
+/// How timing is derived and when held-back text is let go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscriptConfig {
+    /// The model's transcription delay.
+    pub delay_ns: u64,
+    /// A word is normally held until the next word starts (it may still
+    /// grow). When no text came for this long after its last character, it
+    /// is let go anyway, so a pause in speech does not hold it back.
+    pub release_after_ns: u64,
+    /// Shortest duration given to a cue, where the audio allows it.
+    pub min_duration_ns: u64,
+    pub segmentation: Segmentation,
+}
+
+impl Default for TranscriptConfig {
+    fn default() -> Self {
+        Self {
+            delay_ns: 480_000_000,
+            release_after_ns: 480_000_000,
+            min_duration_ns: 80_000_000,
+            segmentation: Segmentation::Words,
+        }
+    }
+}
+
+/// A timed piece of transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cue {
+    pub text: String,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Cue {
+    pub fn duration(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// What the transcript hands on, in time order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Cue(Cue),
+    /// Nothing will be said between `start` and `end`.
+    Gap {
+        start: u64,
+        end: u64,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    start: u64,
+    end: u64,
+    /// Whitespace followed it, or it was let go: it takes no more text.
+    closed: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Line {
+    words: Vec<Word>,
+    chars: usize,
+}
+
+impl Line {
+    fn chars_with(&self, word: &Word) -> usize {
+        let len = word.text.chars().count();
+        if self.words.is_empty() {
+            len
+        } else {
+            self.chars + 1 + len
+        }
+    }
+
+    fn push(&mut self, word: Word) {
+        self.chars = self.chars_with(&word);
+        self.words.push(word);
+    }
+
+    fn cue(&mut self) -> Option<Cue> {
+        let words = std::mem::take(&mut self.words);
+        self.chars = 0;
+        let first = words.first()?;
+        let start = first.start;
+        let end = words.last().map_or(start, |w| w.end);
+        let text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Some(Cue { text, start, end })
+    }
+}
+
+/// The transcript of one engine stream.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    config: TranscriptConfig,
+    /// End of the audio stretch that text has been placed on so far.
+    covered: u64,
+    /// Everything before this has been handed on as cues or gaps.
+    handed_on: u64,
+    word: Option<Word>,
+    line: Line,
+    finished: bool,
+}
+
+impl Transcript {
+    pub fn new(config: TranscriptConfig) -> Self {
+        Self {
+            config,
+            covered: 0,
+            handed_on: 0,
+            word: None,
+            line: Line::default(),
+            finished: false,
+        }
+    }
+
+    pub fn config(&self) -> &TranscriptConfig {
+        &self.config
+    }
+
+    /// Position up to which output has been handed on.
+    pub fn handed_on(&self) -> u64 {
+        self.handed_on
+    }
+
+    /// Text held back because it may still grow.
+    pub fn held_text(&self) -> String {
+        let mut parts: Vec<&str> = self.line.words.iter().map(|w| w.text.as_str()).collect();
+        if let Some(w) = &self.word {
+            parts.push(&w.text);
+        }
+        parts.join(" ")
+    }
+
+    /// Places `text`, which appeared once the stream had received audio up
+    /// to `audio_end`, and returns what can be handed on.
+    pub fn push(&mut self, text: &str, audio_end: u64) -> Vec<Output> {
+        if self.finished {
+            return Vec::new();
+        }
+        let until = audio_end.saturating_sub(self.config.delay_ns);
+        self.place(text, until)
+    }
+
+    /// Places the last text of the stream, which covers up to the end of the
+    /// audio, and hands on everything that was held.
+    pub fn finish(&mut self, text: &str, audio_end: u64) -> Vec<Output> {
+        if self.finished {
+            return Vec::new();
+        }
+        let mut out = self.place(text, audio_end);
+        self.finished = true;
+        self.close_word(audio_end, &mut out);
+        self.flush_line(&mut out);
+        self.gap_until(audio_end.max(self.covered), &mut out);
+        out
+    }
+
+    fn place(&mut self, text: &str, until: u64) -> Vec<Output> {
+        let from = self.covered;
+        let to = until.max(from);
+        let mut out = Vec::new();
+        let n = text.chars().count() as u64;
+        for (i, ch) in text.chars().enumerate() {
+            let i = i as u64;
+            let t0 = from + (to - from) * i / n;
+            let t1 = from + (to - from) * (i + 1) / n;
+            if ch.is_whitespace() {
+                self.close_word(t0, &mut out);
+            } else {
+                self.add_char(ch, t0, t1, &mut out);
+            }
+        }
+        self.covered = to;
+        self.release_stale_word(&mut out);
+        self.flush_paused_line(&mut out);
+        let horizon = self.horizon();
+        self.gap_until(horizon, &mut out);
+        out
+    }
+
+    fn add_char(&mut self, ch: char, t0: u64, t1: u64, out: &mut Vec<Output>) {
+        match &mut self.word {
+            Some(word) if !word.closed => {
+                word.text.push(ch);
+                word.end = t1;
+            }
+            _ => {
+                self.close_word(t0, out);
+                self.word = Some(Word {
+                    text: ch.to_string(),
+                    start: t0,
+                    end: t1,
+                    closed: false,
+                });
+            }
+        }
+    }
+
+    /// Hands on the current word; `limit` is where the next one may start.
+    fn close_word(&mut self, limit: u64, out: &mut Vec<Output>) {
+        let Some(mut word) = self.word.take() else {
+            return;
+        };
+        let stretched = word.start + self.config.min_duration_ns;
+        word.end = word.end.max(stretched.min(limit.max(word.end)));
+        word.closed = true;
+        self.emit_word(word, out);
+    }
+
+    fn release_stale_word(&mut self, out: &mut Vec<Output>) {
+        let stale = self
+            .word
+            .as_ref()
+            .is_some_and(|w| self.covered.saturating_sub(w.end) >= self.config.release_after_ns);
+        if stale {
+            self.close_word(self.covered, out);
+        }
+    }
+
+    fn emit_word(&mut self, word: Word, out: &mut Vec<Output>) {
+        match self.config.segmentation {
+            Segmentation::Words => self.emit(
+                Cue {
+                    text: word.text,
+                    start: word.start,
+                    end: word.end,
+                },
+                out,
+            ),
+            Segmentation::Lines { max_chars } => {
+                if !self.line.words.is_empty() && self.line.chars_with(&word) > max_chars {
+                    self.flush_line(out);
+                }
+                let ends_sentence = word.text.ends_with(['.', '?', '!', '。', '？', '！']);
+                self.line.push(word);
+                if ends_sentence {
+                    self.flush_line(out);
+                }
+            }
+        }
+    }
+
+    fn flush_line(&mut self, out: &mut Vec<Output>) {
+        if let Some(cue) = self.line.cue() {
+            self.emit(cue, out);
+        }
+    }
+
+    /// A line whose speaker paused is handed on rather than held for words
+    /// that may come much later.
+    fn flush_paused_line(&mut self, out: &mut Vec<Output>) {
+        let paused = self.word.is_none()
+            && self.line.words.last().is_some_and(|w| {
+                self.covered.saturating_sub(w.end) >= self.config.release_after_ns
+            });
+        if paused {
+            self.flush_line(out);
+        }
+    }
+
+    fn emit(&mut self, cue: Cue, out: &mut Vec<Output>) {
+        self.gap_until(cue.start, out);
+        self.handed_on = self.handed_on.max(cue.end);
+        out.push(Output::Cue(cue));
+    }
+
+    /// Earliest time at which output not handed on yet can start.
+    fn horizon(&self) -> u64 {
+        let held = self.line.words.first().or(self.word.as_ref());
+        held.map_or(self.covered, |w| w.start)
+    }
+
+    fn gap_until(&mut self, end: u64, out: &mut Vec<Output>) {
+        if end > self.handed_on {
+            out.push(Output::Gap {
+                start: self.handed_on,
+                end,
+            });
+            self.handed_on = end;
+        }
+    }
+}

@@ -1,0 +1,228 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+use super::*;
+
+const MS: u64 = 1_000_000;
+
+fn words_config() -> TranscriptConfig {
+    TranscriptConfig {
+        delay_ns: 480 * MS,
+        release_after_ns: 480 * MS,
+        min_duration_ns: 80 * MS,
+        segmentation: Segmentation::Words,
+    }
+}
+
+fn cues(out: &[Output]) -> Vec<Cue> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Cue(c) => Some(c.clone()),
+            Output::Gap { .. } => None,
+        })
+        .collect()
+}
+
+fn texts(out: &[Output]) -> Vec<String> {
+    cues(out).into_iter().map(|c| c.text).collect()
+}
+
+/// Checks the invariants every output sequence must keep: time order, no
+/// overlap, no gap over a cue, no empty gap. A cue is empty only when there
+/// was no audio to place it on.
+fn assert_well_formed(out: &[Output]) {
+    let mut pos = 0;
+    for o in out {
+        let (start, end) = match o {
+            Output::Cue(c) => (c.start, c.end),
+            Output::Gap { start, end } => {
+                assert!(end > start, "{o:?} is empty");
+                (*start, *end)
+            }
+        };
+        assert!(start >= pos, "{o:?} starts before {pos}");
+        assert!(end >= start, "{o:?} ends before it starts");
+        pos = end;
+    }
+}
+
+#[test]
+fn text_is_placed_delay_behind_the_audio_that_brought_it() {
+    let mut t = Transcript::new(words_config());
+    let mut out = t.push("", 480 * MS);
+    out.extend(t.push("hello", 800 * MS));
+    out.extend(t.push(" world", 1120 * MS));
+    assert_eq!(
+        cues(&out),
+        vec![Cue {
+            text: "hello".into(),
+            start: 0,
+            end: 320 * MS
+        }]
+    );
+    // "world" may still grow, so it is held; nothing after its start is
+    // promised as silence.
+    assert_eq!(t.held_text(), "world");
+    assert_eq!(t.handed_on(), 320 * MS + (320 * MS) / 6);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn a_word_split_across_decodes_is_one_word() {
+    let mut t = Transcript::new(words_config());
+    let mut out = t.push("vox", 640 * MS);
+    out.extend(t.push("tral is", 720 * MS));
+    out.extend(t.finish("", 1000 * MS));
+    assert_eq!(texts(&out), vec!["voxtral", "is"]);
+    let first = &cues(&out)[0];
+    assert_eq!(first.start, 0);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn finishing_hands_on_the_held_word_and_covers_the_audio() {
+    let mut t = Transcript::new(words_config());
+    let mut out = t.push("last", 1000 * MS);
+    assert!(texts(&out).is_empty());
+    out.extend(t.finish(" words", 1500 * MS));
+    assert_eq!(texts(&out), vec!["last", "words"]);
+    assert_eq!(t.handed_on(), 1500 * MS);
+    assert_eq!(cues(&out)[1].end, 1500 * MS);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn silence_is_handed_on_as_gaps() {
+    let mut t = Transcript::new(words_config());
+    let out: Vec<Output> = (1..=5).flat_map(|k| t.push("", k * 480 * MS)).collect();
+    assert_eq!(
+        out.last(),
+        Some(&Output::Gap {
+            start: 1440 * MS,
+            end: 1920 * MS
+        })
+    );
+    assert_eq!(t.handed_on(), 1920 * MS);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn a_word_followed_by_a_pause_is_let_go() {
+    let mut t = Transcript::new(words_config());
+    let mut out = t.push("hello", 560 * MS);
+    assert!(texts(&out).is_empty());
+    for k in 1..=10 {
+        out.extend(t.push("", (560 + k * 80) * MS));
+    }
+    assert_eq!(texts(&out), vec!["hello"]);
+    // Text after the pause is a new word even without a leading space.
+    out.extend(t.push("again", 2000 * MS));
+    out.extend(t.finish("", 2400 * MS));
+    assert_eq!(texts(&out), vec!["hello", "again"]);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn each_cue_lasts_at_least_the_minimum_when_there_is_room() {
+    let mut t = Transcript::new(words_config());
+    // Two words in one decode of a very short stretch.
+    let mut out = t.push("a b", 520 * MS);
+    out.extend(t.finish("", 2000 * MS));
+    let c = cues(&out);
+    assert_eq!(texts(&out), vec!["a", "b"]);
+    assert!(c[1].duration() >= 80 * MS, "{c:?}");
+    assert_well_formed(&out);
+}
+
+#[test]
+fn lines_are_cut_at_the_character_limit() {
+    let mut t = Transcript::new(TranscriptConfig {
+        segmentation: Segmentation::Lines { max_chars: 12 },
+        ..words_config()
+    });
+    let mut out = t.push("one two three four five", 2000 * MS);
+    out.extend(t.finish("", 2500 * MS));
+    assert_eq!(texts(&out), vec!["one two", "three four", "five"]);
+    for cue in cues(&out) {
+        assert!(cue.text.chars().count() <= 12);
+    }
+    assert_well_formed(&out);
+}
+
+#[test]
+fn a_sentence_end_closes_a_line() {
+    let mut t = Transcript::new(TranscriptConfig {
+        segmentation: Segmentation::Lines { max_chars: 40 },
+        ..words_config()
+    });
+    let mut out = t.push("Hi there. How", 2000 * MS);
+    assert_eq!(texts(&out), vec!["Hi there."]);
+    out.extend(t.finish(" are you?", 3000 * MS));
+    assert_eq!(texts(&out), vec!["Hi there.", "How are you?"]);
+    assert_well_formed(&out);
+}
+
+#[test]
+fn a_word_longer_than_a_line_is_a_line_of_its_own() {
+    let mut t = Transcript::new(TranscriptConfig {
+        segmentation: Segmentation::Lines { max_chars: 5 },
+        ..words_config()
+    });
+    let mut out = t.push("a extraordinary b", 2000 * MS);
+    out.extend(t.finish("", 2500 * MS));
+    assert_eq!(texts(&out), vec!["a", "extraordinary", "b"]);
+}
+
+/// A small deterministic generator, so the property test needs no crate.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn any_sequence_of_pieces_keeps_every_word_in_order_and_time() {
+    let alphabet: Vec<char> = "ab cé  .?x\u{4e2d}".chars().collect();
+    for seed in 0..300 {
+        let mut rng = Lcg(seed);
+        let segmentation = if seed % 2 == 0 {
+            Segmentation::Words
+        } else {
+            Segmentation::Lines {
+                max_chars: 1 + rng.next(20) as usize,
+            }
+        };
+        let mut t = Transcript::new(TranscriptConfig {
+            segmentation,
+            ..words_config()
+        });
+        let mut all_text = String::new();
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for _ in 0..rng.next(30) {
+            let piece: String = (0..rng.next(6))
+                .map(|_| alphabet[rng.next(alphabet.len() as u64) as usize])
+                .collect();
+            pos += rng.next(400) * MS;
+            all_text.push_str(&piece);
+            out.extend(t.push(&piece, pos));
+        }
+        out.extend(t.finish("", pos + rng.next(1000) * MS));
+        let got: Vec<String> = texts(&out)
+            .iter()
+            .flat_map(|c| c.split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        let want: Vec<String> = all_text.split_whitespace().map(str::to_owned).collect();
+        // Words released during a pause may split one whitespace-free run,
+        // so compare the characters in order.
+        assert_eq!(got.concat(), want.concat(), "seed {seed}");
+        assert!(got.len() >= want.len(), "seed {seed}");
+        assert_well_formed(&out);
+    }
+}

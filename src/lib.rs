@@ -6,10 +6,14 @@
 //! GStreamer elements that transcribe live speech with Mistral's Voxtral Mini
 //! 4B Realtime, run locally through transcribe.cpp.
 
+pub mod core;
 pub mod engine;
+pub mod settings;
+pub mod transcriber;
 pub mod transcript;
 
-fn plugin_init(_plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
+fn plugin_init(plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
+    transcriber::register(plugin)?;
     Ok(())
 }
 

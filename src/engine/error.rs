@@ -15,6 +15,8 @@ use super::Backend;
 /// do about it. `detail` fields carry the library's own log lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
+    /// No model path was given at all.
+    NoModelPath,
     /// The model path does not exist.
     ModelMissing { path: PathBuf },
     /// The model path exists but cannot be read (permissions, a directory, ...).
@@ -60,6 +62,10 @@ fn with_detail(f: &mut fmt::Formatter<'_>, detail: &str) -> fmt::Result {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::NoModelPath => write!(
+                f,
+                "no model given; set model-path to a Voxtral Mini 4B Realtime GGUF file"
+            ),
             Error::ModelMissing { path } => write!(
                 f,
                 "model file {} does not exist; set model-path to a Voxtral Mini 4B Realtime GGUF file",

@@ -1,0 +1,213 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The queue between the streaming thread and the worker, with the flags
+//! that flushes and state changes set.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use crate::engine::{AbortHandle, SAMPLE_RATE};
+use crate::settings::Settings;
+
+use super::stats::SharedStats;
+
+/// Non-live input waits while this much audio is queued.
+const MAX_QUEUED_MS: u64 = 2000;
+
+pub(crate) enum Item {
+    Audio {
+        samples: Vec<f32>,
+        pts: Option<gst::ClockTime>,
+        discont: bool,
+    },
+    Event(gst::Event),
+}
+
+/// An item with the flush epoch it was queued in.
+pub(crate) struct Queued {
+    pub(crate) item: Item,
+    pub(crate) epoch: u64,
+}
+
+struct State {
+    items: VecDeque<Queued>,
+    queued_samples: u64,
+    flushing: bool,
+    stopping: bool,
+    /// Bumped by every flush; items of an older epoch are stale.
+    epoch: u64,
+    /// What the next chain call returns: the worker's last flow problem.
+    flow: Result<gst::FlowSuccess, gst::FlowError>,
+}
+
+pub(crate) struct Inbox {
+    state: Mutex<State>,
+    changed: Condvar,
+    abort: AbortHandle,
+    stats: SharedStats,
+    max_queued_samples: u64,
+    live: AtomicBool,
+}
+
+impl Inbox {
+    pub(crate) fn new(abort: AbortHandle, settings: &Settings) -> Inbox {
+        let interval = u64::from(settings.decode_interval_ms);
+        let max_ms = MAX_QUEUED_MS.max(4 * interval);
+        Inbox {
+            state: Mutex::new(State {
+                items: VecDeque::new(),
+                queued_samples: 0,
+                flushing: false,
+                stopping: false,
+                epoch: 0,
+                flow: Ok(gst::FlowSuccess::Ok),
+            }),
+            changed: Condvar::new(),
+            abort,
+            stats: SharedStats::default(),
+            max_queued_samples: max_ms * u64::from(SAMPLE_RATE) / 1000,
+            live: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the last audio came from a live source.
+    pub(crate) fn is_live(&self) -> bool {
+        self.live.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn stats(&self) -> &SharedStats {
+        &self.stats
+    }
+
+    fn refusal(state: &State) -> Option<gst::FlowError> {
+        if state.flushing || state.stopping {
+            return Some(gst::FlowError::Flushing);
+        }
+        state.flow.err()
+    }
+
+    pub(crate) fn push_audio(
+        &self,
+        samples: Vec<f32>,
+        pts: Option<gst::ClockTime>,
+        discont: bool,
+        live: bool,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let n = samples.len() as u64;
+        self.live.store(live, Ordering::Relaxed);
+        let mut state = self.state.lock().unwrap();
+        while !live
+            && state.queued_samples >= self.max_queued_samples
+            && Self::refusal(&state).is_none()
+        {
+            state = self.changed.wait(state).unwrap();
+        }
+        if let Some(err) = Self::refusal(&state) {
+            return Err(err);
+        }
+        state.queued_samples += n;
+        let epoch = state.epoch;
+        state.items.push_back(Queued {
+            item: Item::Audio {
+                samples,
+                pts,
+                discont,
+            },
+            epoch,
+        });
+        let queued = state.queued_samples;
+        drop(state);
+        self.stats.update(|s| {
+            s.received_samples += n;
+            s.queued_samples = queued;
+        });
+        self.changed.notify_all();
+        Ok(gst::FlowSuccess::Ok)
+    }
+
+    pub(crate) fn push(&self, item: Item) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut state = self.state.lock().unwrap();
+        if let Some(err) = Self::refusal(&state) {
+            return Err(err);
+        }
+        let epoch = state.epoch;
+        state.items.push_back(Queued { item, epoch });
+        drop(state);
+        self.changed.notify_all();
+        Ok(gst::FlowSuccess::Ok)
+    }
+
+    /// The next item, waiting for one; `None` once the core is stopping.
+    pub(crate) fn next(&self) -> Option<Queued> {
+        let mut state = self.state.lock().unwrap();
+        loop {
+            if state.stopping {
+                return None;
+            }
+            if !state.flushing {
+                if let Some(queued) = state.items.pop_front() {
+                    if let Item::Audio { samples, .. } = &queued.item {
+                        state.queued_samples -= samples.len() as u64;
+                    }
+                    let queued_samples = state.queued_samples;
+                    drop(state);
+                    self.stats.update(|s| s.queued_samples = queued_samples);
+                    self.changed.notify_all();
+                    return Some(queued);
+                }
+            }
+            state = self.changed.wait(state).unwrap();
+        }
+    }
+
+    /// True when work of `epoch` is to be dropped: a flush or stop came.
+    pub(crate) fn is_stale(&self, epoch: u64) -> bool {
+        let state = self.state.lock().unwrap();
+        state.flushing || state.stopping || state.epoch != epoch
+    }
+
+    /// Records a flow problem for the streaming thread to return.
+    pub(crate) fn set_flow(&self, epoch: u64, flow: gst::FlowError) {
+        let mut state = self.state.lock().unwrap();
+        if state.epoch == epoch && !state.flushing {
+            state.flow = Err(flow);
+            state.items.clear();
+            state.queued_samples = 0;
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    pub(crate) fn flush_start(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.flushing = true;
+        state.items.clear();
+        state.queued_samples = 0;
+        state.epoch += 1;
+        self.abort.abort();
+        drop(state);
+        self.stats.update(|s| s.queued_samples = 0);
+        self.changed.notify_all();
+    }
+
+    pub(crate) fn flush_stop(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.flushing = false;
+        state.flow = Ok(gst::FlowSuccess::Ok);
+        state.epoch += 1;
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    pub(crate) fn stop(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.stopping = true;
+        state.items.clear();
+        state.queued_samples = 0;
+        self.abort.abort();
+        drop(state);
+        self.changed.notify_all();
+    }
+}

@@ -1,0 +1,132 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The transcription core both elements share.
+//!
+//! The streaming thread hands audio and serialized events to an inbox; a
+//! worker thread owns the engine stream, feeds it, places the text on the
+//! input's timeline and hands timed cues, gaps and events, in order, to the
+//! element's [`Output`]. The model never runs on the upstream thread, and
+//! FLUSH_START or a state change stops a running decode through the engine's
+//! abort handle.
+
+mod inbox;
+pub mod input;
+mod stats;
+mod worker;
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::engine::{self, Stream};
+use crate::settings::Settings;
+
+pub use stats::Stats;
+
+use inbox::{Inbox, Item};
+
+/// A cue placed on the input's timeline.
+#[derive(Debug, Clone)]
+pub struct TimedCue {
+    pub text: String,
+    /// Start, in the input segment's time format, with `lateness` added.
+    pub pts: gst::ClockTime,
+    pub duration: gst::ClockTime,
+    /// The segment the times are in.
+    pub segment: gst::FormattedSegment<gst::ClockTime>,
+}
+
+/// Where the worker delivers its results. Called on the worker thread only.
+pub trait Output: Send + 'static {
+    /// A word or line.
+    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError>;
+    /// Nothing is said from `pts` for `duration`.
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime);
+    /// A serialized event from upstream, in order with the cues.
+    fn event(&mut self, event: gst::Event);
+    /// Every cue has been delivered; end of stream.
+    fn eos(&mut self);
+    /// The engine failed; the element should post an ERROR message.
+    fn error(&mut self, error: &engine::Error);
+    /// Something the user should know, for a WARNING message.
+    fn warning(&mut self, message: &str);
+}
+
+/// Runs the transcription of one element between READY->PAUSED and
+/// PAUSED->READY.
+pub struct Core {
+    inbox: Arc<Inbox>,
+    worker: Option<JoinHandle<Stream>>,
+}
+
+impl Core {
+    /// Starts the worker on `stream` (a loaded model) with a snapshot of
+    /// the settings.
+    pub fn start(stream: Stream, settings: &Settings, output: Box<dyn Output>) -> Core {
+        let inbox = Arc::new(Inbox::new(stream.abort_handle(), settings));
+        inbox.stats().set_backend(stream.backend_name());
+        let worker = worker::Worker::new(stream, settings, output, inbox.clone());
+        let handle = std::thread::Builder::new()
+            .name("voxtralrt-worker".into())
+            .spawn(move || worker.run())
+            .expect("spawning the transcription worker");
+        Core {
+            inbox,
+            worker: Some(handle),
+        }
+    }
+
+    /// Stops the worker, dropping queued audio, and gives the stream back
+    /// so that its model can be used again.
+    pub fn stop(mut self) -> Option<Stream> {
+        self.shut_down()
+    }
+
+    fn shut_down(&mut self) -> Option<Stream> {
+        self.inbox.stop();
+        let mut stream = self.worker.take()?.join().ok()?;
+        stream.reset();
+        Some(stream)
+    }
+
+    /// Queues a buffer's audio (f32 16 kHz mono). For
+    /// non-live input this waits while enough audio is queued, so a slow
+    /// model slows the pipeline instead of dropping audio.
+    pub fn push_audio(&self, audio: input::Audio) -> Result<gst::FlowSuccess, gst::FlowError> {
+        if audio.samples.is_empty() {
+            return Ok(gst::FlowSuccess::Ok);
+        }
+        self.inbox
+            .push_audio(audio.samples, audio.pts, audio.discont, audio.live)
+    }
+
+    /// Queues a serialized event (SEGMENT, GAP, EOS, tags, ...).
+    pub fn push_event(&self, event: gst::Event) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.inbox.push(Item::Event(event))
+    }
+
+    /// Drops everything queued and stops the running decode.
+    pub fn flush_start(&self) {
+        self.inbox.flush_start();
+    }
+
+    /// Ready for data again; the next audio starts a new engine stream.
+    pub fn flush_stop(&self) {
+        self.inbox.flush_stop();
+    }
+
+    /// Counts samples that were NaN or infinite and replaced by silence.
+    pub fn count_sanitized(&self, n: usize) {
+        self.inbox.stats().add_sanitized(n as u64);
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.inbox.stats().snapshot()
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}

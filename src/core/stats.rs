@@ -1,0 +1,87 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! What the `stats` property reports.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::engine::SAMPLE_RATE;
+
+/// A snapshot of the statistics of one element.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Samples that reached the element.
+    pub received_samples: u64,
+    /// Samples the model has decoded.
+    pub transcribed_samples: u64,
+    /// Samples waiting for the model.
+    pub queued_samples: u64,
+    /// Wall time spent in the model.
+    pub processing: Duration,
+    /// Cues handed on.
+    pub cues: u64,
+    /// Engine streams ended before EOS to start a new one (long streams,
+    /// long holes in the input, new segments).
+    pub stream_restarts: u64,
+    /// NaN or infinite samples replaced by silence.
+    pub sanitized_samples: u64,
+    /// Samples dropped because they overlapped audio already received.
+    pub dropped_samples: u64,
+    /// The backend the model runs on.
+    pub backend: String,
+}
+
+fn samples_ns(samples: u64) -> u64 {
+    samples * 1_000_000_000 / u64::from(SAMPLE_RATE)
+}
+
+impl Stats {
+    /// Processing time over audio time: below 1.0 keeps up with real time.
+    pub fn real_time_factor(&self) -> f64 {
+        if self.transcribed_samples == 0 {
+            return 0.0;
+        }
+        self.processing.as_secs_f64() / (self.transcribed_samples as f64 / f64::from(SAMPLE_RATE))
+    }
+
+    pub fn lag(&self) -> gst::ClockTime {
+        gst::ClockTime::from_nseconds(samples_ns(self.queued_samples))
+    }
+
+    pub fn to_structure(&self) -> gst::Structure {
+        gst::Structure::builder("application/x-voxtralrt-stats")
+            .field("audio-received", samples_ns(self.received_samples))
+            .field("audio-transcribed", samples_ns(self.transcribed_samples))
+            .field("real-time-factor", self.real_time_factor())
+            .field("lag", self.lag().nseconds())
+            .field("words", self.cues)
+            .field("stream-restarts", self.stream_restarts)
+            .field("samples-sanitized", self.sanitized_samples)
+            .field("samples-dropped", self.dropped_samples)
+            .field("backend", &self.backend)
+            .build()
+    }
+}
+
+/// Statistics shared between the streaming thread and the worker.
+#[derive(Debug, Default)]
+pub(crate) struct SharedStats(Mutex<Stats>);
+
+impl SharedStats {
+    pub(crate) fn snapshot(&self) -> Stats {
+        self.0.lock().unwrap().clone()
+    }
+
+    pub(crate) fn update(&self, f: impl FnOnce(&mut Stats)) {
+        f(&mut self.0.lock().unwrap());
+    }
+
+    pub(crate) fn set_backend(&self, name: &str) {
+        self.update(|s| s.backend = name.to_owned());
+    }
+
+    pub(crate) fn add_sanitized(&self, n: u64) {
+        self.update(|s| s.sanitized_samples += n);
+    }
+}

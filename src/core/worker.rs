@@ -1,0 +1,403 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The worker thread: feeds the engine and places its text on the input's
+//! timeline.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::engine::{self, Stream, StreamConfig, TextUpdate, SAMPLE_RATE};
+use crate::settings::{Settings, MAX_FILLED_HOLE_MS};
+use crate::transcript::{Output as Placed, Transcript, TranscriptConfig};
+
+use super::inbox::{Inbox, Item, Queued};
+use super::{Output, TimedCue};
+
+/// Timestamps within this of the expected position count as continuous
+/// (the usual audio sink tolerance).
+const ALIGNMENT_TOLERANCE_NS: u64 = 40_000_000;
+/// Audio is fed to the engine at most this much at a time, so that results
+/// of a long buffer leave as they come.
+const FEED_SLICE: usize = SAMPLE_RATE as usize;
+/// Past the maximum stream duration, a pause is waited for at most this long.
+const RESTART_GRACE_NS: u64 = 30_000_000_000;
+
+fn samples_to_ns(samples: u64) -> u64 {
+    samples * 1_000_000_000 / u64::from(SAMPLE_RATE)
+}
+
+fn ns_to_samples(ns: u64) -> u64 {
+    ns * u64::from(SAMPLE_RATE) / 1_000_000_000
+}
+
+/// The engine stream now running and where its audio sits on the timeline.
+struct Active {
+    /// Time (input segment format) of the stream's first sample.
+    base: u64,
+    transcript: Transcript,
+}
+
+/// Why the current item's work stopped.
+enum Stop {
+    /// A flush or stop came; drop the work silently.
+    Stale,
+    /// A failure already reported; wait for a flush.
+    Failed,
+}
+
+pub(super) struct Worker {
+    stream: Stream,
+    stream_config: StreamConfig,
+    transcript_config: TranscriptConfig,
+    lateness_ns: u64,
+    latency_ns: u64,
+    max_stream_ns: u64,
+    output: Box<dyn Output>,
+    inbox: Arc<Inbox>,
+    segment: gst::FormattedSegment<gst::ClockTime>,
+    active: Option<Active>,
+    epoch: u64,
+    /// A failure ended this epoch's work; wait for a flush.
+    failed: bool,
+    lag_warned: bool,
+}
+
+impl Worker {
+    pub(super) fn new(
+        stream: Stream,
+        settings: &Settings,
+        output: Box<dyn Output>,
+        inbox: Arc<Inbox>,
+    ) -> Worker {
+        Worker {
+            stream,
+            stream_config: settings.stream_config(),
+            transcript_config: settings.transcript_config(),
+            lateness_ns: u64::from(settings.lateness_ms) * 1_000_000,
+            latency_ns: u64::from(settings.latency_ms) * 1_000_000,
+            max_stream_ns: u64::from(settings.max_stream_duration_s) * 1_000_000_000,
+            output,
+            inbox,
+            segment: gst::FormattedSegment::new(),
+            active: None,
+            epoch: 0,
+            failed: false,
+            lag_warned: false,
+        }
+    }
+
+    pub(super) fn run(mut self) -> Stream {
+        while let Some(Queued { item, epoch }) = self.inbox.next() {
+            if epoch != self.epoch {
+                self.start_epoch(epoch);
+            }
+            if self.failed {
+                continue;
+            }
+            let result = match item {
+                Item::Audio {
+                    samples,
+                    pts,
+                    discont,
+                } => self.handle_audio(&samples, pts, discont),
+                Item::Event(event) => self.handle_event(event),
+            };
+            match result {
+                Ok(()) => {}
+                Err(Stop::Stale) => self.drop_stream(),
+                Err(Stop::Failed) => {
+                    self.failed = true;
+                    self.drop_stream();
+                }
+            }
+        }
+        self.stream
+    }
+
+    /// After a flush: forget the old stream and its timeline.
+    fn start_epoch(&mut self, epoch: u64) {
+        self.epoch = epoch;
+        self.failed = false;
+        self.drop_stream();
+    }
+
+    fn drop_stream(&mut self) {
+        self.active = None;
+        self.stream.reset();
+    }
+
+    fn handle_event(&mut self, event: gst::Event) -> Result<(), Stop> {
+        match event.view() {
+            gst::EventView::Segment(e) => {
+                self.finish_stream(true)?;
+                match e.segment().downcast_ref::<gst::ClockTime>() {
+                    Some(segment) => self.segment = segment.clone(),
+                    None => {
+                        self.fail(&engine::Error::Engine {
+                            operation: "receiving a segment",
+                            status: format!(
+                                "segments in {:?} are not supported",
+                                e.segment().format()
+                            ),
+                            detail: String::new(),
+                        });
+                        return Err(Stop::Failed);
+                    }
+                }
+                self.output.event(event);
+            }
+            gst::EventView::Gap(e) => {
+                let (pts, duration) = e.get();
+                self.handle_gap(pts.nseconds(), duration.map(gst::ClockTime::nseconds))?;
+            }
+            gst::EventView::Eos(_) => {
+                self.finish_stream(false)?;
+                self.output.eos();
+            }
+            _ => self.output.event(event),
+        }
+        Ok(())
+    }
+
+    /// Upstream says nothing comes for a while: silence for the model if the
+    /// hole is short, else the end of the engine stream.
+    fn handle_gap(&mut self, pts: u64, duration: Option<u64>) -> Result<(), Stop> {
+        let end = pts + duration.unwrap_or(0);
+        match self.expected_position() {
+            Some(expected) if end <= expected + ALIGNMENT_TOLERANCE_NS => Ok(()),
+            Some(expected) if end - expected <= MAX_FILLED_HOLE_MS * 1_000_000 => {
+                self.feed_silence(end - expected)
+            }
+            Some(_) => {
+                self.finish_stream(true)?;
+                self.pass_gap(pts, end);
+                Ok(())
+            }
+            None => {
+                self.pass_gap(pts, end);
+                Ok(())
+            }
+        }
+    }
+
+    fn pass_gap(&mut self, start: u64, end: u64) {
+        if end > start {
+            self.output.gap(
+                self.output_time(start),
+                gst::ClockTime::from_nseconds(end - start),
+            );
+        }
+    }
+
+    /// Where the next sample of the running stream belongs on the timeline.
+    fn expected_position(&self) -> Option<u64> {
+        let active = self.active.as_ref()?;
+        Some(active.base + samples_to_ns(self.stream.samples_received()))
+    }
+
+    fn handle_audio(
+        &mut self,
+        samples: &[f32],
+        pts: Option<gst::ClockTime>,
+        discont: bool,
+    ) -> Result<(), Stop> {
+        let mut samples = samples;
+        let pts = pts.map(gst::ClockTime::nseconds);
+        if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
+            if pts > expected + ALIGNMENT_TOLERANCE_NS {
+                let hole = pts - expected;
+                if hole <= MAX_FILLED_HOLE_MS * 1_000_000 {
+                    self.feed_silence(hole)?;
+                } else {
+                    self.finish_stream(true)?;
+                    self.pass_gap(expected, pts);
+                }
+            } else if pts + ALIGNMENT_TOLERANCE_NS < expected {
+                let overlap = ns_to_samples(expected - pts).min(samples.len() as u64);
+                self.inbox.stats().update(|s| s.dropped_samples += overlap);
+                samples = &samples[overlap as usize..];
+            } else if discont {
+                // A DISCONT within tolerance: timestamps jitter, samples don't.
+            }
+        }
+        if samples.is_empty() {
+            return Ok(());
+        }
+        if self.active.is_none() {
+            let base =
+                pts.unwrap_or_else(|| self.segment.start().map_or(0, gst::ClockTime::nseconds));
+            self.begin_stream(base)?;
+        }
+        for slice in samples.chunks(FEED_SLICE) {
+            self.feed(slice)?;
+        }
+        self.restart_if_long()?;
+        Ok(())
+    }
+
+    fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
+        self.stream.reset();
+        if let Err(err) = self.stream.begin(self.stream_config) {
+            return Err(self.engine_failure(&err));
+        }
+        self.active = Some(Active {
+            base,
+            transcript: Transcript::new(self.transcript_config),
+        });
+        Ok(())
+    }
+
+    fn feed_silence(&mut self, ns: u64) -> Result<(), Stop> {
+        let silence = vec![0.0f32; ns_to_samples(ns) as usize];
+        for slice in silence.chunks(FEED_SLICE) {
+            self.feed(slice)?;
+        }
+        Ok(())
+    }
+
+    fn feed(&mut self, samples: &[f32]) -> Result<(), Stop> {
+        let started = Instant::now();
+        let result = self.stream.feed(samples);
+        let spent = started.elapsed();
+        self.inbox.stats().update(|s| {
+            s.processing += spent;
+            s.transcribed_samples += samples.len() as u64;
+        });
+        match result {
+            Ok(updates) => {
+                for update in updates {
+                    self.place(&update)?;
+                }
+                self.check_lag();
+                Ok(())
+            }
+            Err(err) => Err(self.engine_failure(&err)),
+        }
+    }
+
+    /// Ends the engine stream, handing on every word it still held.
+    /// `restart` counts it as a restart rather than the end of the input.
+    fn finish_stream(&mut self, restart: bool) -> Result<(), Stop> {
+        if self.active.is_none() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let result = self.stream.finalize();
+        let spent = started.elapsed();
+        self.inbox.stats().update(|s| {
+            s.processing += spent;
+            s.stream_restarts += u64::from(restart);
+        });
+        let update = result.map_err(|err| self.engine_failure(&err))?;
+        self.place(&update)?;
+        self.active = None;
+        Ok(())
+    }
+
+    /// Starts a new engine stream once this one is long, at a pause if one
+    /// comes within the grace period.
+    fn restart_if_long(&mut self) -> Result<(), Stop> {
+        let Some(active) = &self.active else {
+            return Ok(());
+        };
+        let length = samples_to_ns(self.stream.samples_received());
+        let quiet = active.transcript.held_text().is_empty();
+        if length >= self.max_stream_ns
+            && (quiet || length >= self.max_stream_ns + RESTART_GRACE_NS)
+        {
+            let next_base = active.base + length;
+            self.finish_stream(true)?;
+            self.begin_stream(next_base)?;
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, update: &TextUpdate) -> Result<(), Stop> {
+        let Some(active) = self.active.as_mut() else {
+            return Ok(());
+        };
+        let end = samples_to_ns(update.audio_end);
+        let placed = if update.is_final {
+            active.transcript.finish(&update.text, end)
+        } else {
+            active.transcript.push(&update.text, end)
+        };
+        let base = active.base;
+        for item in placed {
+            self.hand_on(base, item)?;
+        }
+        Ok(())
+    }
+
+    fn output_time(&self, t: u64) -> gst::ClockTime {
+        gst::ClockTime::from_nseconds(t + self.lateness_ns)
+    }
+
+    fn hand_on(&mut self, base: u64, item: Placed) -> Result<(), Stop> {
+        match item {
+            Placed::Gap { start, end } => {
+                self.output.gap(
+                    self.output_time(base + start),
+                    gst::ClockTime::from_nseconds(end - start),
+                );
+                Ok(())
+            }
+            Placed::Cue(cue) => {
+                let timed = TimedCue {
+                    pts: self.output_time(base + cue.start),
+                    duration: gst::ClockTime::from_nseconds(cue.end - cue.start),
+                    text: cue.text,
+                    segment: self.segment.clone(),
+                };
+                match self.output.cue(timed) {
+                    Ok(_) => {
+                        self.inbox.stats().update(|s| s.cues += 1);
+                        Ok(())
+                    }
+                    Err(gst::FlowError::Flushing) => Err(Stop::Stale),
+                    Err(flow) => {
+                        self.inbox.set_flow(self.epoch, flow);
+                        Err(Stop::Failed)
+                    }
+                }
+            }
+        }
+    }
+
+    /// An engine error: an abort from a flush or stop is silent, anything
+    /// else is reported.
+    fn engine_failure(&mut self, err: &engine::Error) -> Stop {
+        if err.is_abort() || self.inbox.is_stale(self.epoch) {
+            return Stop::Stale;
+        }
+        self.fail(err);
+        Stop::Failed
+    }
+
+    fn fail(&mut self, err: &engine::Error) {
+        self.output.error(err);
+        self.inbox.set_flow(self.epoch, gst::FlowError::Error);
+    }
+
+    /// Warns once when the model falls behind live input by more than the
+    /// latency, and again if it recovers and falls behind again.
+    fn check_lag(&mut self) {
+        if !self.inbox.is_live() {
+            return;
+        }
+        let lag = self.inbox.stats().snapshot().lag().nseconds();
+        if !self.lag_warned && lag > self.latency_ns {
+            self.lag_warned = true;
+            self.output.warning(&format!(
+                "the model is {} ms behind the audio, more than the latency of {} ms: it is slower \
+                 than real time on this machine (try a GPU backend, a smaller quantisation or a \
+                 larger decode-interval)",
+                lag / 1_000_000,
+                self.latency_ns / 1_000_000
+            ));
+        } else if self.lag_warned && lag < self.latency_ns / 2 {
+            self.lag_warned = false;
+        }
+    }
+}

@@ -1,0 +1,311 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The transcription settings both elements share: one definition of the
+//! values, their defaults, their properties and how they are checked.
+
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use gst::glib;
+use gst::prelude::*;
+
+use crate::engine::{self, Backend, ModelSpec, StreamConfig};
+use crate::transcript::{Segmentation, TranscriptConfig};
+
+pub const DEFAULT_DELAY_MS: u32 = 480;
+/// 160 ms: on the tiny fixture the element's cost over the bare engine stays
+/// small from 160 ms up, while word timing keeps a 160 ms grain. 80 ms doubles
+/// the number of decode calls for little gain in precision.
+pub const DEFAULT_DECODE_INTERVAL_MS: u32 = 160;
+pub const DEFAULT_LATENCY_MS: u32 = 1500;
+pub const DEFAULT_LATENESS_MS: u32 = 0;
+pub const DEFAULT_MAX_LINE_CHARS: u32 = 32;
+/// An hour, well before the model's position limit of about 2.9 hours.
+pub const DEFAULT_MAX_STREAM_DURATION_S: u32 = 3600;
+/// Holes in the input up to this long are filled with silence; longer ones
+/// end the engine stream and a new one starts after the hole.
+pub const MAX_FILLED_HOLE_MS: u64 = 2000;
+
+/// How the transcript is cut into output buffers.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtOutput")]
+pub enum OutputMode {
+    #[default]
+    #[enum_value(name = "One buffer per word", nick = "words")]
+    Words = 0,
+    #[enum_value(
+        name = "One buffer per caption line of at most max-line-chars",
+        nick = "lines"
+    )]
+    Lines = 1,
+}
+
+/// Where the model runs.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtBackend")]
+pub enum BackendChoice {
+    #[default]
+    #[enum_value(name = "The best device found, else the CPU", nick = "auto")]
+    Auto = 0,
+    #[enum_value(name = "CPU only", nick = "cpu")]
+    Cpu = 1,
+    #[enum_value(
+        name = "NVIDIA GPU through CUDA (build with the cuda feature)",
+        nick = "cuda"
+    )]
+    Cuda = 2,
+    #[enum_value(
+        name = "GPU through Vulkan (build with the vulkan feature)",
+        nick = "vulkan"
+    )]
+    Vulkan = 3,
+}
+
+impl From<BackendChoice> for Backend {
+    fn from(b: BackendChoice) -> Self {
+        match b {
+            BackendChoice::Auto => Backend::Auto,
+            BackendChoice::Cpu => Backend::Cpu,
+            BackendChoice::Cuda => Backend::Cuda,
+            BackendChoice::Vulkan => Backend::Vulkan,
+        }
+    }
+}
+
+/// The values behind the properties.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub model_path: Option<PathBuf>,
+    pub delay_ms: u32,
+    pub decode_interval_ms: u32,
+    pub latency_ms: u32,
+    pub lateness_ms: u32,
+    pub language_code: Option<String>,
+    pub threads: u32,
+    pub backend: BackendChoice,
+    pub device: i32,
+    pub output: OutputMode,
+    pub max_line_chars: u32,
+    pub max_stream_duration_s: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            model_path: None,
+            delay_ms: DEFAULT_DELAY_MS,
+            decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
+            latency_ms: DEFAULT_LATENCY_MS,
+            lateness_ms: DEFAULT_LATENESS_MS,
+            language_code: None,
+            threads: 0,
+            backend: BackendChoice::Auto,
+            device: -1,
+            output: OutputMode::Words,
+            max_line_chars: DEFAULT_MAX_LINE_CHARS,
+            max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
+        }
+    }
+}
+
+/// A setting that could not be applied, with the text for a WARNING message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected(pub String);
+
+impl Settings {
+    /// The model to load, or why there is none.
+    pub fn model_spec(&self) -> Result<ModelSpec, engine::Error> {
+        let path = self
+            .model_path
+            .clone()
+            .filter(|p| !p.as_os_str().is_empty())
+            .ok_or(engine::Error::NoModelPath)?;
+        Ok(ModelSpec {
+            path,
+            backend: self.backend.into(),
+            device: u32::try_from(self.device).ok(),
+        })
+    }
+
+    pub fn stream_config(&self) -> StreamConfig {
+        StreamConfig {
+            delay_ms: self.delay_ms,
+            decode_interval_ms: self.decode_interval_ms,
+        }
+    }
+
+    pub fn transcript_config(&self) -> TranscriptConfig {
+        let ms = 1_000_000u64;
+        let interval = u64::from(self.decode_interval_ms);
+        // Leave room in the latency budget for the delay and two decodes.
+        let budget = u64::from(self.latency_ms)
+            .saturating_sub(u64::from(self.delay_ms))
+            .saturating_sub(2 * interval);
+        TranscriptConfig {
+            delay_ns: u64::from(self.delay_ms) * ms,
+            release_after_ns: budget.max(interval) * ms,
+            min_duration_ns: u64::from(engine::FRAME_MS) * ms,
+            segmentation: match self.output {
+                OutputMode::Words => Segmentation::Words,
+                OutputMode::Lines => Segmentation::Lines {
+                    max_chars: self.max_line_chars as usize,
+                },
+            },
+        }
+    }
+
+    /// The properties both elements install.
+    pub fn properties() -> &'static [glib::ParamSpec] {
+        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
+            let d = Settings::default();
+            vec![
+                glib::ParamSpecString::builder("model-path")
+                    .nick("Model path")
+                    .blurb("Path of the Voxtral Mini 4B Realtime GGUF model file (e.g. a Q4_K_M quantisation). Loaded when the element goes to READY; elements on the same file share loaded models when they can")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("delay")
+                    .nick("Transcription delay (ms)")
+                    .blurb("How far the model's text lags the audio: a multiple of 80 from 80 to 1200, or 2400. Longer is more accurate (FLEURS English WER 6.5% at 160 ms, 4.9% at 480 ms, 4.1% at 2400 ms), shorter is faster")
+                    .minimum(80)
+                    .maximum(2400)
+                    .default_value(d.delay_ms)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("decode-interval")
+                    .nick("Decode interval (ms)")
+                    .blurb("Audio gathered between two decodes of the model. Word timestamps have this precision and words leave up to this much later; smaller costs more CPU per second of audio. 160 is where the cost over the bare engine levels off")
+                    .minimum(*engine::DECODE_INTERVAL_RANGE.start())
+                    .maximum(*engine::DECODE_INTERVAL_RANGE.end())
+                    .default_value(d.decode_interval_ms)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("latency")
+                    .nick("Latency (ms)")
+                    .blurb("Time budget from a word's start in the audio to its output, added to upstream's latency in LATENCY queries. Words held back for more text are let go in time to meet it. For a live source whose audio the model cannot keep up with, a warning is posted once the lag exceeds it. Read when the element starts")
+                    .default_value(d.latency_ms)
+                    .mutable_playing()
+                    .build(),
+                glib::ParamSpecUInt::builder("lateness")
+                    .nick("Lateness (ms)")
+                    .blurb("Offset added to the timestamps of the output (as transcriberbin expects of a transcriber). Read when the element starts")
+                    .default_value(d.lateness_ms)
+                    .mutable_playing()
+                    .build(),
+                glib::ParamSpecString::builder("language-code")
+                    .nick("Language code")
+                    .blurb("Language of the speech, e.g. \"en-US\". The model detects the language by itself and does not use this value: it is only written into a language-code tag on the output")
+                    .mutable_playing()
+                    .build(),
+                glib::ParamSpecUInt::builder("threads")
+                    .nick("Threads")
+                    .blurb("CPU threads for the model (0 = all CPUs)")
+                    .maximum(256)
+                    .default_value(d.threads)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecEnum::builder_with_default("backend", d.backend)
+                    .nick("Backend")
+                    .blurb("Where the model runs; a backend this build lacks is an error when the element starts")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecInt::builder("device")
+                    .nick("Device")
+                    .blurb("Index of the compute device to use with the backend (-1 = let the backend choose)")
+                    .minimum(-1)
+                    .maximum(255)
+                    .default_value(d.device)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecEnum::builder_with_default("output", d.output)
+                    .nick("Output")
+                    .blurb("words: one buffer per word (as gst-plugins-rs transcribers, for transcriberbin and tttocea608); lines: one buffer per caption line of at most max-line-chars, cut at sentence ends and pauses (for srtenc, webvttenc, textoverlay and muxers)")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("max-line-chars")
+                    .nick("Maximum line length")
+                    .blurb("Longest caption line in characters with output=lines (32 fits CEA-608); a longer word is a line of its own")
+                    .minimum(1)
+                    .maximum(1000)
+                    .default_value(d.max_line_chars)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("max-stream-duration")
+                    .nick("Maximum stream duration (s)")
+                    .blurb("Audio after which the model's stream is ended and a new one started, at a pause when there is one. The model cannot go past about 2.9 hours in one stream, and its per-decode cost grows with the stream")
+                    .minimum(1)
+                    .maximum(10_000)
+                    .default_value(d.max_stream_duration_s)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
+                    .nick("Statistics")
+                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, samples-sanitized (NaN/Inf replaced by silence), samples-dropped, backend")
+                    .read_only()
+                    .build(),
+            ]
+        });
+        PROPERTIES.as_ref()
+    }
+
+    /// Applies one property value. A value the element cannot use is
+    /// refused (the old one stays) and the reason returned.
+    pub fn set_property(
+        &mut self,
+        value: &glib::Value,
+        pspec: &glib::ParamSpec,
+    ) -> Result<(), Rejected> {
+        match pspec.name() {
+            "model-path" => {
+                self.model_path = value
+                    .get::<Option<String>>()
+                    .expect("type checked")
+                    .map(PathBuf::from)
+            }
+            "delay" => {
+                let ms = value.get().expect("type checked");
+                self.delay_ms = engine::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
+            }
+            "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
+            "latency" => self.latency_ms = value.get().expect("type checked"),
+            "lateness" => self.lateness_ms = value.get().expect("type checked"),
+            "language-code" => self.language_code = value.get().expect("type checked"),
+            "threads" => self.threads = value.get().expect("type checked"),
+            "backend" => self.backend = value.get().expect("type checked"),
+            "device" => self.device = value.get().expect("type checked"),
+            "output" => self.output = value.get().expect("type checked"),
+            "max-line-chars" => self.max_line_chars = value.get().expect("type checked"),
+            "max-stream-duration" => {
+                self.max_stream_duration_s = value.get().expect("type checked")
+            }
+            other => unreachable!("no property {other}"),
+        }
+        Ok(())
+    }
+
+    /// The value of one property (`stats` is answered by the element).
+    pub fn property(&self, pspec: &glib::ParamSpec) -> glib::Value {
+        match pspec.name() {
+            "model-path" => self
+                .model_path
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .to_value(),
+            "delay" => self.delay_ms.to_value(),
+            "decode-interval" => self.decode_interval_ms.to_value(),
+            "latency" => self.latency_ms.to_value(),
+            "lateness" => self.lateness_ms.to_value(),
+            "language-code" => self.language_code.to_value(),
+            "threads" => self.threads.to_value(),
+            "backend" => self.backend.to_value(),
+            "device" => self.device.to_value(),
+            "output" => self.output.to_value(),
+            "max-line-chars" => self.max_line_chars.to_value(),
+            "max-stream-duration" => self.max_stream_duration_s.to_value(),
+            other => unreachable!("no property {other}"),
+        }
+    }
+}

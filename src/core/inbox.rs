@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::engine::{AbortHandle, SAMPLE_RATE};
 use crate::settings::Settings;
@@ -23,6 +24,14 @@ pub(crate) enum Item {
         discont: bool,
     },
     Event(gst::Event),
+}
+
+/// What the worker gets from [`Inbox::next`].
+pub(crate) enum Next {
+    Item(Queued),
+    /// Nothing came for the idle time asked for.
+    Idle,
+    Stopped,
 }
 
 /// An item with the flush epoch it was queued in.
@@ -139,12 +148,13 @@ impl Inbox {
         Ok(gst::FlowSuccess::Ok)
     }
 
-    /// The next item, waiting for one; `None` once the core is stopping.
-    pub(crate) fn next(&self) -> Option<Queued> {
+    /// The next item, waiting for one at most `idle` (forever if `None`).
+    pub(crate) fn next(&self, idle: Option<Duration>) -> Next {
+        let deadline = idle.map(|d| Instant::now() + d);
         let mut state = self.state.lock().unwrap();
         loop {
             if state.stopping {
-                return None;
+                return Next::Stopped;
             }
             if !state.flushing {
                 if let Some(queued) = state.items.pop_front() {
@@ -155,10 +165,19 @@ impl Inbox {
                     drop(state);
                     self.stats.update(|s| s.queued_samples = queued_samples);
                     self.changed.notify_all();
-                    return Some(queued);
+                    return Next::Item(queued);
                 }
             }
-            state = self.changed.wait(state).unwrap();
+            state = match deadline {
+                None => self.changed.wait(state).unwrap(),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Next::Idle;
+                    }
+                    self.changed.wait_timeout(state, deadline - now).unwrap().0
+                }
+            };
         }
     }
 

@@ -5,13 +5,13 @@
 //! timeline.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::engine::{self, Stream, StreamConfig, TextUpdate, SAMPLE_RATE};
 use crate::settings::{Settings, MAX_FILLED_HOLE_MS};
 use crate::transcript::{Output as Placed, Transcript, TranscriptConfig};
 
-use super::inbox::{Inbox, Item, Queued};
+use super::inbox::{Inbox, Item, Next, Queued};
 use super::{Output, TimedCue};
 
 /// Timestamps within this of the expected position count as continuous
@@ -20,6 +20,10 @@ const ALIGNMENT_TOLERANCE_NS: u64 = 40_000_000;
 /// Audio is fed to the engine at most this much at a time, so that results
 /// of a long buffer leave as they come.
 const FEED_SLICE: usize = SAMPLE_RATE as usize;
+/// Non-live input that stops coming for this long is blocked by downstream.
+const IDLE_RELEASE: Duration = Duration::from_millis(50);
+/// Live input that stops coming for this long is blocked, or stalled.
+const LIVE_IDLE_RELEASE: Duration = Duration::from_millis(300);
 /// Past the maximum stream duration, a pause is waited for at most this long.
 const RESTART_GRACE_NS: u64 = 30_000_000_000;
 
@@ -61,6 +65,9 @@ pub(super) struct Worker {
     /// A failure ended this epoch's work; wait for a flush.
     failed: bool,
     lag_warned: bool,
+    /// The last thing handed on was a cue: downstream has nothing that
+    /// tells it how far the text stream has come past its start.
+    owe_gap: bool,
 }
 
 impl Worker {
@@ -84,11 +91,22 @@ impl Worker {
             epoch: 0,
             failed: false,
             lag_warned: false,
+            owe_gap: false,
         }
     }
 
     pub(super) fn run(mut self) -> Stream {
-        while let Some(Queued { item, epoch }) = self.inbox.next() {
+        loop {
+            let (item, epoch) = match self.inbox.next(self.idle_timeout()) {
+                Next::Stopped => break,
+                Next::Idle => {
+                    if let Err(stop) = self.release_held() {
+                        self.stop_work(stop);
+                    }
+                    continue;
+                }
+                Next::Item(Queued { item, epoch }) => (item, epoch),
+            };
             if epoch != self.epoch {
                 self.start_epoch(epoch);
             }
@@ -103,16 +121,60 @@ impl Worker {
                 } => self.handle_audio(&samples, pts, discont),
                 Item::Event(event) => self.handle_event(event),
             };
-            match result {
-                Ok(()) => {}
-                Err(Stop::Stale) => self.drop_stream(),
-                Err(Stop::Failed) => {
-                    self.failed = true;
-                    self.drop_stream();
-                }
+            if let Err(stop) = result {
+                self.stop_work(stop);
             }
         }
         self.stream
+    }
+
+    fn stop_work(&mut self, stop: Stop) {
+        if let Stop::Failed = stop {
+            self.failed = true;
+        }
+        self.drop_stream();
+    }
+
+    /// How long to wait for input before letting held text go. Downstream
+    /// may be blocked waiting for that text (a muxer whose audio input is
+    /// full, say) while the input waits for downstream: without a timeout
+    /// that is a deadlock. Live sources deliver a buffer every few tens of
+    /// milliseconds, so a longer silence from them means a stall too.
+    fn idle_timeout(&self) -> Option<Duration> {
+        let holding = self
+            .active
+            .as_ref()
+            .is_some_and(|a| !a.transcript.held_text().is_empty());
+        if !(holding || self.owe_gap) || self.failed {
+            return None;
+        }
+        Some(if self.inbox.is_live() {
+            LIVE_IDLE_RELEASE
+        } else {
+            IDLE_RELEASE
+        })
+    }
+
+    /// The input stalled: hand on held text, then tell downstream where the
+    /// text stream stands, so that a muxer can take its other inputs up to
+    /// there (which lets the input flow again).
+    fn release_held(&mut self) -> Result<(), Stop> {
+        let Some(active) = self.active.as_mut() else {
+            self.owe_gap = false;
+            return Ok(());
+        };
+        let placed = active.transcript.release_held();
+        let base = active.base;
+        let handed_on = active.transcript.handed_on();
+        for item in placed {
+            self.hand_on(base, item)?;
+        }
+        if self.owe_gap {
+            self.owe_gap = false;
+            self.output
+                .gap(self.output_time(base + handed_on), gst::ClockTime::ZERO);
+        }
+        Ok(())
     }
 
     /// After a flush: forget the old stream and its timeline.
@@ -352,6 +414,7 @@ impl Worker {
                 };
                 match self.output.cue(timed) {
                     Ok(_) => {
+                        self.owe_gap = true;
                         self.inbox.stats().update(|s| s.cues += 1);
                         Ok(())
                     }

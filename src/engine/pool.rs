@@ -10,6 +10,7 @@
 //! that goes to NULL and back to READY does not load its model again.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -78,6 +79,7 @@ pub struct ModelPool {
     idle: Mutex<HashMap<Key, Vec<Idle>>>,
     reaper_wake: Condvar,
     loads: AtomicU64,
+    loads_by_path: Mutex<HashMap<PathBuf, u64>>,
 }
 
 /// Exclusive use of one model instance; returns it to the pool when dropped.
@@ -122,6 +124,7 @@ impl ModelPool {
                 idle: Mutex::new(HashMap::new()),
                 reaper_wake: Condvar::new(),
                 loads: AtomicU64::new(0),
+                loads_by_path: Mutex::new(HashMap::new()),
             }
         });
         &POOL
@@ -142,6 +145,12 @@ impl ModelPool {
             None => {
                 let model = Model::load(spec)?;
                 self.loads.fetch_add(1, Ordering::Relaxed);
+                *self
+                    .loads_by_path
+                    .lock()
+                    .unwrap()
+                    .entry(spec.path.clone())
+                    .or_default() += 1;
                 Instance {
                     session: None,
                     model,
@@ -157,6 +166,16 @@ impl ModelPool {
     /// How many times this process loaded a model file.
     pub fn loads(&self) -> u64 {
         self.loads.load(Ordering::Relaxed)
+    }
+
+    /// How many times this process loaded the model file at `path`.
+    pub fn loads_of(&self, path: &Path) -> u64 {
+        self.loads_by_path
+            .lock()
+            .unwrap()
+            .get(path)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// How many loaded instances are waiting for a user.

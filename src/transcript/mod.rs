@@ -190,6 +190,17 @@ impl Transcript {
         out
     }
 
+    /// Hands on everything held, as if the speaker had paused: for when the
+    /// input stalls and downstream may be waiting for this text (a muxer
+    /// whose other input is full, say).
+    pub fn release_held(&mut self) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.close_word(self.covered, &mut out);
+        self.flush_line(&mut out);
+        self.gap_until(self.covered, &mut out);
+        out
+    }
+
     fn place(&mut self, text: &str, until: u64) -> Vec<Output> {
         let from = self.covered;
         let to = until.max(from);

@@ -123,6 +123,23 @@ fn a_word_followed_by_a_pause_is_let_go() {
 }
 
 #[test]
+fn held_text_can_be_let_go_when_the_input_stalls() {
+    let mut t = Transcript::new(TranscriptConfig {
+        segmentation: Segmentation::Lines { max_chars: 40 },
+        ..words_config()
+    });
+    let mut out = t.push("one two", 1280 * MS);
+    assert!(texts(&out).is_empty());
+    out.extend(t.release_held());
+    assert_eq!(texts(&out), vec!["one two"]);
+    assert_eq!(t.handed_on(), 800 * MS);
+    // What comes next starts a new line.
+    out.extend(t.finish("three", 1600 * MS));
+    assert_eq!(texts(&out), vec!["one two", "three"]);
+    assert_well_formed(&out);
+}
+
+#[test]
 fn each_cue_lasts_at_least_the_minimum_when_there_is_room() {
     let mut t = Transcript::new(words_config());
     // Two words in one decode of a very short stretch.

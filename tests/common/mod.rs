@@ -54,3 +54,72 @@ pub fn gguf_of_architecture(arch: &str) -> Vec<u8> {
     out.extend(arch.as_bytes());
     out
 }
+
+/// Registers the plugin in this process (once).
+pub fn init_plugin() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        gst::init().unwrap();
+        gstvoxtralrt::plugin_register_static().expect("registering the plugin");
+    });
+}
+
+/// The directory holding the built plugin library, built on first use so
+/// that `gst-launch-1.0` subprocesses can load it.
+pub fn plugin_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "--lib"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("running cargo build");
+        assert!(status.success(), "cargo build --lib failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+        let dir = target.join("debug");
+        assert!(
+            dir.join("libgstvoxtralrt.so").exists(),
+            "no plugin in {}",
+            dir.display()
+        );
+        dir
+    })
+    .clone()
+}
+
+/// Runs a gst-launch-1.0 line (given as arguments) with the plugin on the
+/// plugin path; returns its exit success and its stdout+stderr.
+pub fn gst_launch(args: &[&str]) -> (bool, String) {
+    let output = std::process::Command::new("gst-launch-1.0")
+        .args(args)
+        .env("GST_PLUGIN_PATH", plugin_dir())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("running gst-launch-1.0");
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), text)
+}
+
+/// The engine's own text for `samples`, run the way the element runs it.
+pub fn engine_text(samples: &[f32], delay_ms: u32, decode_interval_ms: u32) -> String {
+    use gstvoxtralrt::engine::{ModelSpec, Stream, StreamConfig};
+    let mut stream = Stream::open(&ModelSpec::new(tiny_model()), 1).unwrap();
+    stream
+        .begin(StreamConfig {
+            delay_ms,
+            decode_interval_ms,
+        })
+        .unwrap();
+    let mut text: String = stream
+        .feed(samples)
+        .unwrap()
+        .into_iter()
+        .map(|u| u.text)
+        .collect();
+    text.push_str(&stream.finalize().unwrap().text);
+    text
+}

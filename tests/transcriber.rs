@@ -1,0 +1,504 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! voxtralrttranscriber in harnesses and real pipelines, on the fixture
+//! model with one thread.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use gst::prelude::*;
+
+const SECOND: u64 = 1_000_000_000;
+const S16_CAPS: &str = "audio/x-raw,format=S16LE,rate=16000,channels=1,layout=interleaved";
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+
+fn element_line(extra: &str) -> String {
+    format!(
+        "voxtralrttranscriber model-path={} threads=1 {extra}",
+        common::tiny_model().display()
+    )
+}
+
+/// The transcriber inside a harness made from a launch line.
+fn transcriber_of(h: &gst_check::Harness) -> gst::Element {
+    let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
+    bin.iterate_elements()
+        .into_iter()
+        .map(Result::unwrap)
+        .find(|e| {
+            e.factory()
+                .is_some_and(|f| f.name() == "voxtralrttranscriber")
+        })
+        .expect("a transcriber in the harness")
+}
+
+fn harness(extra: &str, caps: &str) -> gst_check::Harness {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&element_line(extra));
+    h.set_src_caps_str(caps);
+    h
+}
+
+/// A buffer of `samples` in the caps' format, stamped at `pts` (ns).
+fn audio_buffer(samples: &[f32], caps: &str, pts: Option<u64>) -> gst::Buffer {
+    let bytes = if caps == S16_CAPS {
+        common::to_s16le(samples)
+    } else {
+        common::to_f32le(samples)
+    };
+    let mut buffer = gst::Buffer::from_mut_slice(bytes);
+    {
+        let b = buffer.get_mut().unwrap();
+        b.set_pts(pts.map(gst::ClockTime::from_nseconds));
+        b.set_duration(gst::ClockTime::from_nseconds(
+            samples.len() as u64 * SECOND / 16_000,
+        ));
+    }
+    buffer
+}
+
+/// Pushes `samples` in buffers of `chunk` samples from `start` (ns).
+fn push_audio(h: &mut gst_check::Harness, samples: &[f32], caps: &str, start: u64, chunk: usize) {
+    let mut pos = start;
+    for piece in samples.chunks(chunk) {
+        h.push(audio_buffer(piece, caps, Some(pos))).unwrap();
+        pos += piece.len() as u64 * SECOND / 16_000;
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Word {
+    text: String,
+    pts: u64,
+    duration: u64,
+}
+
+/// Sends EOS and collects every buffer up to it.
+fn finish(h: &mut gst_check::Harness) -> Vec<Word> {
+    h.push_event(gst::event::Eos::new());
+    let mut words = Vec::new();
+    while let Ok(Some(buffer)) = h.pull_until_eos() {
+        let map = buffer.map_readable().unwrap();
+        words.push(Word {
+            text: std::str::from_utf8(&map).expect("utf8 text").to_owned(),
+            pts: buffer.pts().expect("every buffer has a PTS").nseconds(),
+            duration: buffer
+                .duration()
+                .expect("every buffer has a duration")
+                .nseconds(),
+        });
+    }
+    words
+}
+
+fn joined(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn assert_in_order_within(words: &[Word], start: u64, end: u64) {
+    let mut last = 0;
+    for w in words {
+        assert!(w.pts >= last, "{w:?} goes back in time");
+        assert!(
+            w.pts >= start && w.pts + w.duration <= end,
+            "{w:?} outside {start}..{end}"
+        );
+        last = w.pts;
+    }
+}
+
+#[test]
+fn s16_and_f32_input_give_the_same_words() {
+    let audio = common::sine(3.0);
+    let mut results = Vec::new();
+    for caps in [S16_CAPS, F32_CAPS] {
+        let mut h = harness("", caps);
+        push_audio(&mut h, &audio, caps, 0, 1600);
+        results.push(finish(&mut h));
+    }
+    assert!(!results[0].is_empty());
+    assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn every_word_is_timed_in_order_and_nothing_is_lost() {
+    let audio = common::sine(4.0);
+    let mut h = harness("", S16_CAPS);
+    push_audio(&mut h, &audio, S16_CAPS, 0, 1024);
+    let words = finish(&mut h);
+    assert_in_order_within(&words, 0, 4 * SECOND);
+    // The element loses nothing: its words are the engine's own text.
+    let quantised: Vec<f32> = common::to_s16le(&audio)
+        .chunks_exact(2)
+        .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32768.0)
+        .collect();
+    let expected = common::engine_text(&quantised, 480, 160);
+    assert_eq!(
+        joined(&words),
+        expected.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+}
+
+#[test]
+fn words_come_out_delay_behind_the_audio() {
+    // The fixture's first word appears once 600 ms of audio are in; with the
+    // 480 ms delay taken off it starts at the very beginning.
+    let mut h = harness("decode-interval=80", F32_CAPS);
+    push_audio(&mut h, &common::sine(2.0), F32_CAPS, 0, 1600);
+    let words = finish(&mut h);
+    assert_eq!(words[0].text, "hello");
+    assert!(words[0].pts < 200_000_000, "{:?}", words[0]);
+}
+
+#[test]
+fn a_non_zero_segment_start_shifts_every_timestamp() {
+    let start = 10 * SECOND;
+    let mut h = harness("", F32_CAPS);
+    let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    segment.set_start(gst::ClockTime::from_nseconds(start));
+    segment.set_time(gst::ClockTime::ZERO);
+    segment.set_base(gst::ClockTime::from_seconds(3));
+    h.push_event(gst::event::Segment::new(&segment));
+    push_audio(&mut h, &common::sine(3.0), F32_CAPS, start, 1600);
+    let words = finish(&mut h);
+    assert!(!words.is_empty());
+    assert_in_order_within(&words, start, start + 3 * SECOND);
+    let reference = {
+        let mut h = harness("", F32_CAPS);
+        push_audio(&mut h, &common::sine(3.0), F32_CAPS, 0, 1600);
+        finish(&mut h)
+    };
+    let shifted: Vec<u64> = reference.iter().map(|w| w.pts + start).collect();
+    assert_eq!(words.iter().map(|w| w.pts).collect::<Vec<_>>(), shifted);
+}
+
+#[test]
+fn lateness_is_added_to_every_timestamp() {
+    let mut plain = harness("", F32_CAPS);
+    push_audio(&mut plain, &common::sine(2.0), F32_CAPS, 0, 1600);
+    let mut late = harness("lateness=700", F32_CAPS);
+    push_audio(&mut late, &common::sine(2.0), F32_CAPS, 0, 1600);
+    let (plain, late) = (finish(&mut plain), finish(&mut late));
+    assert_eq!(plain.len(), late.len());
+    for (p, l) in plain.iter().zip(&late) {
+        assert_eq!(l.pts, p.pts + 700_000_000);
+    }
+}
+
+#[test]
+fn a_short_hole_after_a_discont_is_filled_and_timed_right() {
+    let audio = common::sine(2.0);
+    let mut h = harness("", F32_CAPS);
+    push_audio(&mut h, &audio, F32_CAPS, 0, 1600);
+    // One second of input missing, then DISCONT.
+    let mut after = audio_buffer(&audio, F32_CAPS, Some(3 * SECOND));
+    after
+        .get_mut()
+        .unwrap()
+        .set_flags(gst::BufferFlags::DISCONT);
+    h.push(after).unwrap();
+    let words = finish(&mut h);
+    assert_in_order_within(&words, 0, 5 * SECOND);
+    // The hole was filled with silence: the engine saw 5 s of audio.
+    let mut filled = audio.clone();
+    filled.extend(std::iter::repeat_n(0.0, 16_000));
+    filled.extend(&audio);
+    let expected = common::engine_text(&filled, 480, 160);
+    assert_eq!(
+        joined(&words),
+        expected.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    let stats = transcriber_of(&h).property::<gst::Structure>("stats");
+    assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 0);
+}
+
+#[test]
+fn a_long_hole_ends_the_stream_and_the_next_one_starts_after_it() {
+    let audio = common::sine(2.0);
+    let mut h = harness("", F32_CAPS);
+    push_audio(&mut h, &audio, F32_CAPS, 0, 1600);
+    let mut after = audio_buffer(&audio, F32_CAPS, Some(10 * SECOND));
+    after
+        .get_mut()
+        .unwrap()
+        .set_flags(gst::BufferFlags::DISCONT);
+    h.push(after).unwrap();
+    let words = finish(&mut h);
+    let stats = transcriber_of(&h).property::<gst::Structure>("stats");
+    assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 1);
+    let (before, later): (Vec<Word>, Vec<Word>) =
+        words.into_iter().partition(|w| w.pts < 5 * SECOND);
+    assert_in_order_within(&before, 0, 2 * SECOND);
+    assert_in_order_within(&later, 10 * SECOND, 12 * SECOND);
+    let one = common::engine_text(&audio, 480, 160);
+    assert_eq!(joined(&before), one);
+    assert_eq!(joined(&later), one);
+}
+
+#[test]
+fn buffers_without_timestamps_continue_the_timeline() {
+    let audio = common::sine(2.0);
+    let mut h = harness("", F32_CAPS);
+    for (i, piece) in audio.chunks(1600).enumerate() {
+        let pts = (i == 0).then_some(0);
+        h.push(audio_buffer(piece, F32_CAPS, pts)).unwrap();
+    }
+    let words = finish(&mut h);
+    assert_in_order_within(&words, 0, 2 * SECOND);
+    assert_eq!(joined(&words), common::engine_text(&audio, 480, 160));
+}
+
+#[test]
+fn eos_in_the_middle_of_a_word_hands_it_on() {
+    // 1.05 s ends while the fixture is in the middle of "voxtral".
+    let audio = common::sine(1.05);
+    let mut h = harness("", F32_CAPS);
+    push_audio(&mut h, &audio, F32_CAPS, 0, 1600);
+    let words = finish(&mut h);
+    let expected = common::engine_text(&audio, 480, 160);
+    assert_eq!(joined(&words), expected);
+    assert!(words.last().unwrap().pts + words.last().unwrap().duration <= 1_050_000_000);
+}
+
+#[test]
+fn silence_from_upstream_goes_downstream_as_gaps() {
+    let mut h = harness("", F32_CAPS);
+    h.push_event(
+        gst::event::Gap::builder(gst::ClockTime::ZERO)
+            .duration(gst::ClockTime::from_seconds(5))
+            .build(),
+    );
+    push_audio(&mut h, &common::sine(1.0), F32_CAPS, 5 * SECOND, 1600);
+    let words = finish(&mut h);
+    assert!(words.iter().all(|w| w.pts >= 5 * SECOND));
+    let mut gaps = Vec::new();
+    while let Some(event) = h.try_pull_event() {
+        if let gst::EventView::Gap(g) = event.view() {
+            gaps.push(g.get());
+        }
+    }
+    assert!(
+        gaps.iter()
+            .any(|(pts, d)| pts.is_zero() && *d == Some(gst::ClockTime::from_seconds(5))),
+        "{gaps:?}"
+    );
+}
+
+#[test]
+fn a_flush_stops_a_long_decode_and_the_next_stream_works() {
+    let mut h = harness("", F32_CAPS);
+    // Ten minutes in one buffer: minutes of work for the worker.
+    h.push(audio_buffer(&common::sine(600.0), F32_CAPS, Some(0)))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let flushed_at = Instant::now();
+    assert!(h.push_event(gst::event::FlushStart::new()));
+    assert!(h.push_event(gst::event::FlushStop::new(true)));
+    let element = transcriber_of(&h);
+    let transcribed = element
+        .property::<gst::Structure>("stats")
+        .get::<u64>("audio-transcribed")
+        .unwrap();
+    assert!(transcribed < 600 * SECOND, "the long decode ran to its end");
+    // Words that left before the flush are no concern here.
+    while h.try_pull().is_some() {}
+    h.push_event(gst::event::Segment::new(&gst::FormattedSegment::<
+        gst::ClockTime,
+    >::new()));
+    push_audio(&mut h, &common::sine(2.0), F32_CAPS, 0, 1600);
+    // Only the words of the new stream arrive, timed from its start.
+    let mut words = Vec::new();
+    h.push_event(gst::event::Eos::new());
+    while let Ok(Some(buffer)) = h.pull_until_eos() {
+        words.push(buffer.pts().unwrap().nseconds());
+    }
+    let elapsed = flushed_at.elapsed();
+    eprintln!("flush to end of the next stream: {elapsed:?}");
+    let expected = common::engine_text(&common::sine(2.0), 480, 160);
+    assert_eq!(words.len(), expected.split_whitespace().count());
+    assert!(words.iter().all(|&pts| pts < 2 * SECOND));
+}
+
+#[test]
+fn lines_output_cuts_at_the_line_length() {
+    let mut h = harness("output=lines max-line-chars=20", F32_CAPS);
+    push_audio(&mut h, &common::sine(4.0), F32_CAPS, 0, 1600);
+    let lines = finish(&mut h);
+    assert!(lines.len() > 3);
+    for line in &lines {
+        assert!(line.text.chars().count() <= 20, "{line:?}");
+    }
+    assert_in_order_within(&lines, 0, 4 * SECOND);
+    assert_eq!(
+        joined(&lines),
+        common::engine_text(&common::sine(4.0), 480, 160)
+    );
+}
+
+#[test]
+fn the_language_code_is_tagged_on_the_output() {
+    let mut h = harness("language-code=fr-FR", F32_CAPS);
+    push_audio(&mut h, &common::sine(1.0), F32_CAPS, 0, 1600);
+    finish(&mut h);
+    let mut found = None;
+    while let Some(event) = h.try_pull_event() {
+        if let gst::EventView::Tag(t) = event.view() {
+            found = t
+                .tag()
+                .get::<gst::tags::LanguageCode>()
+                .map(|v| v.get().to_owned());
+        }
+    }
+    assert_eq!(found.as_deref(), Some("fr-FR"));
+}
+
+#[test]
+fn wrong_rate_or_channels_are_refused_at_negotiation() {
+    common::init_plugin();
+    for caps in [
+        "audio/x-raw,rate=44100,channels=1",
+        "audio/x-raw,rate=16000,channels=2",
+    ] {
+        let line = format!(
+            "audiotestsrc num-buffers=5 ! {caps} ! {} ! fakesink",
+            element_line("")
+        );
+        match gst::parse::launch(&line) {
+            // Refused when linking...
+            Err(e) => assert!(e.to_string().contains("can't handle caps"), "{e}"),
+            // ... or, where linking could not tell, when negotiating.
+            Ok(pipeline) => {
+                let message = run_to_end(&pipeline, Duration::from_secs(20));
+                assert!(
+                    matches!(message.view(), gst::MessageView::Error(_)),
+                    "{caps}: {message:?}"
+                );
+            }
+        }
+        // Negotiating through elements that cannot know the caps ahead fails
+        // at run time with an ERROR.
+        let caps_filter_last = format!(
+            "audiotestsrc num-buffers=5 ! {caps} ! identity ! capsfilter caps=audio/x-raw ! {} ! fakesink",
+            element_line("")
+        );
+        if let Ok(pipeline) = gst::parse::launch(&caps_filter_last) {
+            let message = run_to_end(&pipeline, Duration::from_secs(20));
+            assert!(
+                matches!(message.view(), gst::MessageView::Error(_)),
+                "{caps}: {message:?}"
+            );
+        }
+    }
+}
+
+/// Plays `pipeline` until EOS or an error and returns that message.
+fn run_to_end(pipeline: &gst::Element, timeout: Duration) -> gst::Message {
+    let bus = pipeline.bus().unwrap();
+    let _ = pipeline.set_state(gst::State::Playing);
+    let message = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_nseconds(timeout.as_nanos() as u64),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("the pipeline neither ended nor failed in time");
+    pipeline.set_state(gst::State::Null).unwrap();
+    message
+}
+
+fn start_error(extra: &str) -> String {
+    common::init_plugin();
+    let element = gst::parse::launch(&element_line(extra).replace(
+        &format!("model-path={}", common::tiny_model().display()),
+        "",
+    ))
+    .unwrap();
+    let pipeline = gst::Pipeline::new();
+    pipeline.add(&element).unwrap();
+    assert!(
+        pipeline.set_state(gst::State::Ready).is_err(),
+        "{extra} started"
+    );
+    let bus = pipeline.bus().unwrap();
+    let message = bus
+        .timed_pop_filtered(gst::ClockTime::from_seconds(5), &[gst::MessageType::Error])
+        .expect("an ERROR message");
+    let _ = pipeline.set_state(gst::State::Null);
+    match message.view() {
+        gst::MessageView::Error(e) => e.error().to_string(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn without_a_model_path_the_element_says_what_to_set() {
+    assert!(start_error("").contains("set model-path"));
+}
+
+#[test]
+fn a_missing_or_wrong_model_file_is_a_clear_error() {
+    let missing = start_error("model-path=/nonexistent/voxtral.gguf");
+    assert!(missing.contains("does not exist"), "{missing}");
+    let text = common::scratch_dir("wrong-model").join("model.gguf");
+    std::fs::write(&text, "not a model").unwrap();
+    let wrong = start_error(&format!("model-path={}", text.display()));
+    assert!(wrong.contains("not a valid GGUF"), "{wrong}");
+    let whisper = common::scratch_dir("whisper-model").join("model.gguf");
+    std::fs::write(&whisper, common::gguf_of_architecture("whisper")).unwrap();
+    let arch = start_error(&format!("model-path={}", whisper.display()));
+    assert!(
+        arch.contains("'whisper'") && arch.contains("voxtral_realtime"),
+        "{arch}"
+    );
+}
+
+#[test]
+fn an_unsupported_delay_is_refused_with_a_warning() {
+    common::init_plugin();
+    let element = gst::parse::launch(&element_line("")).unwrap();
+    let pipeline = gst::Pipeline::new();
+    pipeline.add(&element).unwrap();
+    element.set_property("delay", 100u32);
+    assert_eq!(element.property::<u32>("delay"), 480, "the old value stays");
+    let message = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(1),
+            &[gst::MessageType::Warning],
+        )
+        .expect("a WARNING message");
+    let gst::MessageView::Warning(w) = message.view() else {
+        unreachable!()
+    };
+    assert!(
+        w.error()
+            .to_string()
+            .contains("multiple of 80 from 80 to 1200, or 2400"),
+        "{}",
+        w.error()
+    );
+    element.set_property("delay", 960u32);
+    assert_eq!(element.property::<u32>("delay"), 960);
+}
+
+#[test]
+fn going_back_to_null_and_ready_keeps_the_loaded_model() {
+    common::init_plugin();
+    let path = common::scratch_dir("null-ready").join("model.gguf");
+    std::fs::copy(common::tiny_model(), &path).unwrap();
+    let element = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", path.to_str().unwrap())
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        element.set_state(gst::State::Ready).unwrap();
+        element.set_state(gst::State::Null).unwrap();
+    }
+    assert_eq!(gstvoxtralrt::engine::ModelPool::global().loads_of(&path), 1);
+}

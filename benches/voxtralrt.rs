@@ -1,0 +1,2 @@
+// Placeholder: see docs/benchmarks.md.
+fn main() {}

@@ -9,11 +9,13 @@
 pub mod core;
 pub mod engine;
 pub mod settings;
+pub mod sink;
 pub mod transcriber;
 pub mod transcript;
 
 fn plugin_init(plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
     transcriber::register(plugin)?;
+    sink::register(plugin)?;
     Ok(())
 }
 

@@ -309,3 +309,51 @@ impl Settings {
         }
     }
 }
+
+/// The settings of one element, with the warnings about refused values that
+/// could not be posted yet (an element has no bus before it is in a bin).
+#[derive(Debug, Default)]
+pub struct SettingsCell {
+    settings: std::sync::Mutex<Settings>,
+    pending_warnings: std::sync::Mutex<Vec<String>>,
+}
+
+impl SettingsCell {
+    /// A copy to work with, so the lock is not held while it is used.
+    pub fn snapshot(&self) -> Settings {
+        self.settings.lock().unwrap().clone()
+    }
+
+    pub fn latency_ms(&self) -> u32 {
+        self.settings.lock().unwrap().latency_ms
+    }
+
+    /// Sets a shared property; a refused value is kept out and warned about.
+    pub fn set_property(
+        &self,
+        element: &gst::Element,
+        value: &glib::Value,
+        pspec: &glib::ParamSpec,
+    ) {
+        let result = self.settings.lock().unwrap().set_property(value, pspec);
+        if let Err(Rejected(message)) = result {
+            gst::warning!(gst::CAT_DEFAULT, obj = element, "{}", message);
+            if element.parent().is_some() {
+                gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
+            } else {
+                self.pending_warnings.lock().unwrap().push(message);
+            }
+        }
+    }
+
+    pub fn property(&self, pspec: &glib::ParamSpec) -> glib::Value {
+        self.settings.lock().unwrap().property(pspec)
+    }
+
+    /// Posts the warnings kept for when the element has a bus.
+    pub fn post_pending_warnings(&self, element: &gst::Element) {
+        for message in std::mem::take(&mut *self.pending_warnings.lock().unwrap()) {
+            gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
+        }
+    }
+}

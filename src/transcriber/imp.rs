@@ -10,7 +10,7 @@ use gst::subclass::prelude::*;
 use crate::core::input::{self, AudioInput};
 use crate::core::{Core, Output, Stats, TimedCue};
 use crate::engine::{self, Stream};
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsCell};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -29,14 +29,12 @@ struct State {
     input: AudioInput,
     /// Statistics of the last run, kept after it stopped.
     last_stats: Stats,
-    /// Settings refused while no bus was there to hear about it.
-    pending_warnings: Vec<String>,
 }
 
 pub struct Transcriber {
     sinkpad: gst::Pad,
     srcpad: gst::Pad,
-    settings: Mutex<Settings>,
+    settings: SettingsCell,
     state: Mutex<State>,
 }
 
@@ -195,9 +193,7 @@ impl Transcriber {
                     return false;
                 }
                 let (live, min, max) = upstream.result();
-                let ours = gst::ClockTime::from_mseconds(u64::from(
-                    self.settings.lock().unwrap().latency_ms,
-                ));
+                let ours = gst::ClockTime::from_mseconds(u64::from(self.settings.latency_ms()));
                 q.set(live, min + ours, max.map(|m| m + ours));
                 gst::debug!(CAT, imp = self, "latency: live {live}, min {}", min + ours);
                 true
@@ -206,20 +202,9 @@ impl Transcriber {
         }
     }
 
-    fn warn(&self, message: String) {
-        gst::warning!(CAT, imp = self, "{}", message);
-        if self.obj().parent().is_some() {
-            gst::element_imp_warning!(self, gst::LibraryError::Settings, ("{}", message));
-        } else {
-            self.state.lock().unwrap().pending_warnings.push(message);
-        }
-    }
-
     fn load_model(&self) -> Result<(), gst::StateChangeError> {
-        let settings = self.settings.lock().unwrap().clone();
-        for message in std::mem::take(&mut self.state.lock().unwrap().pending_warnings) {
-            gst::element_imp_warning!(self, gst::LibraryError::Settings, ("{}", message));
-        }
+        self.settings.post_pending_warnings(self.obj().upcast_ref());
+        let settings = self.settings.snapshot();
         match input::open_stream(self.obj().upcast_ref(), &settings) {
             Ok(stream) => {
                 gst::info!(
@@ -239,7 +224,7 @@ impl Transcriber {
     }
 
     fn start(&self) -> Result<(), gst::StateChangeError> {
-        let settings = self.settings.lock().unwrap().clone();
+        let settings = self.settings.snapshot();
         let mut state = self.state.lock().unwrap();
         let stream = state.stream.take().ok_or(gst::StateChangeError)?;
         let output = SrcOutput {
@@ -301,7 +286,7 @@ impl ObjectSubclass for Transcriber {
         Self {
             sinkpad,
             srcpad,
-            settings: Mutex::new(Settings::default()),
+            settings: SettingsCell::default(),
             state: Mutex::new(State::default()),
         }
     }
@@ -313,10 +298,8 @@ impl ObjectImpl for Transcriber {
     }
 
     fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {
-        let result = self.settings.lock().unwrap().set_property(value, pspec);
-        if let Err(rejected) = result {
-            self.warn(rejected.0);
-        }
+        self.settings
+            .set_property(self.obj().upcast_ref(), value, pspec);
     }
 
     fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
@@ -328,7 +311,7 @@ impl ObjectImpl for Transcriber {
                 .map_or_else(|| state.last_stats.clone(), |c| c.stats());
             return stats.to_structure().to_value();
         }
-        self.settings.lock().unwrap().property(pspec)
+        self.settings.property(pspec)
     }
 
     fn constructed(&self) {

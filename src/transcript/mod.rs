@@ -15,6 +15,7 @@
 //! elements map them onto the pipeline's running time. Nothing in this module
 //! knows about GStreamer.
 
+pub mod format;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,524 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, LazyLock, Mutex};
+
+use gst::glib;
+use gst::prelude::*;
+use gst::subclass::prelude::*;
+use gst_base::prelude::*;
+use gst_base::subclass::prelude::*;
+
+use super::{FileFormatChoice, MESSAGE_NAME};
+use crate::core::input::{self, AudioInput};
+use crate::core::{Core, Output, Stats, TimedCue};
+use crate::engine::{self, Stream};
+use crate::settings::{OutputMode, Settings, SettingsCell};
+use crate::transcript::format::{FileCue, FileFormat};
+
+static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+    gst::DebugCategory::new(
+        "voxtralrtsink",
+        gst::DebugColorFlags::empty(),
+        Some("Voxtral Realtime transcription sink"),
+    )
+});
+
+/// Properties of the sink alone.
+#[derive(Debug, Clone)]
+struct SinkSettings {
+    location: Option<PathBuf>,
+    format: FileFormatChoice,
+    post_messages: bool,
+}
+
+impl Default for SinkSettings {
+    fn default() -> Self {
+        Self {
+            location: None,
+            format: FileFormatChoice::Auto,
+            post_messages: true,
+        }
+    }
+}
+
+fn file_format(choice: FileFormatChoice, location: &Path) -> FileFormat {
+    let by_extension = || match location.extension().and_then(|e| e.to_str()) {
+        Some("srt") => FileFormat::Srt,
+        Some("vtt") => FileFormat::Vtt,
+        Some("jsonl") | Some("json") => FileFormat::Jsonl,
+        _ => FileFormat::Txt,
+    };
+    match choice {
+        FileFormatChoice::Auto => by_extension(),
+        FileFormatChoice::Txt => FileFormat::Txt,
+        FileFormatChoice::Srt => FileFormat::Srt,
+        FileFormatChoice::Vtt => FileFormat::Vtt,
+        FileFormatChoice::Jsonl => FileFormat::Jsonl,
+    }
+}
+
+/// Lets EOS wait until the worker has handed on the last cue.
+#[derive(Debug, Default)]
+struct EosLatch {
+    /// `None` while waiting; `Some(true)` done, `Some(false)` given up.
+    state: Mutex<Option<bool>>,
+    cond: Condvar,
+}
+
+impl EosLatch {
+    fn arm(&self) {
+        *self.state.lock().unwrap() = None;
+    }
+
+    fn finish(&self, done: bool) {
+        *self.state.lock().unwrap() = Some(done);
+        self.cond.notify_all();
+    }
+
+    fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap();
+        loop {
+            if let Some(done) = *state {
+                return done;
+            }
+            state = self.cond.wait(state).unwrap();
+        }
+    }
+}
+
+/// A transcript file, written cue by cue.
+struct TranscriptFile {
+    file: std::fs::File,
+    path: PathBuf,
+    format: FileFormat,
+    cues: u64,
+}
+
+impl TranscriptFile {
+    fn create(path: &Path, format: FileFormat) -> Result<TranscriptFile, gst::ErrorMessage> {
+        let open_error = |e: std::io::Error| {
+            gst::error_msg!(
+                gst::ResourceError::OpenWrite,
+                (
+                    "Could not open the transcript file {} for writing: {}",
+                    path.display(),
+                    e
+                )
+            )
+        };
+        let mut file = std::fs::File::create(path).map_err(open_error)?;
+        file.write_all(format.header().as_bytes())
+            .map_err(open_error)?;
+        Ok(TranscriptFile {
+            file,
+            path: path.to_owned(),
+            format,
+            cues: 0,
+        })
+    }
+
+    /// Writes one cue in one write, so that a file cut at any moment ends
+    /// with whole cues (the OS keeps what was written if the process dies).
+    fn write(&mut self, cue: &FileCue<'_>, line_cue: bool) -> std::io::Result<()> {
+        self.cues += 1;
+        let text = self.format.cue(self.cues, cue, line_cue);
+        self.file.write_all(text.as_bytes())
+    }
+}
+
+/// Delivers the worker's cues as messages, signals and file lines.
+struct SinkOutput {
+    element: glib::WeakRef<super::VoxtralRtSink>,
+    file: Option<TranscriptFile>,
+    line_cues: bool,
+    post_messages: bool,
+    eos: Arc<EosLatch>,
+}
+
+impl SinkOutput {
+    fn times(cue: &TimedCue) -> (FileCue<'_>, u64, u64) {
+        let end = cue.pts + cue.duration;
+        let running = |t: gst::ClockTime| {
+            cue.segment
+                .to_running_time(t)
+                .map_or(t.nseconds(), |r| r.nseconds())
+        };
+        let stream = |t: gst::ClockTime| {
+            cue.segment
+                .to_stream_time(t)
+                .map_or(t.nseconds(), |s| s.nseconds())
+        };
+        (
+            FileCue {
+                text: &cue.text,
+                start: stream(cue.pts),
+                end: stream(end),
+                running_start: running(cue.pts),
+                running_end: running(end),
+            },
+            cue.pts.nseconds(),
+            cue.duration.nseconds(),
+        )
+    }
+}
+
+impl Output for SinkOutput {
+    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let Some(element) = self.element.upgrade() else {
+            return Err(gst::FlowError::Flushing);
+        };
+        let (times, pts, duration) = Self::times(&cue);
+        gst::debug!(CAT, obj = element, "cue {:?}", times);
+        if self.post_messages {
+            let s = gst::Structure::builder(MESSAGE_NAME)
+                .field("text", times.text)
+                .field("pts", pts)
+                .field("duration", duration)
+                .field("running-time", times.running_start)
+                .field("running-time-end", times.running_end)
+                .field("stream-time", times.start)
+                .field("stream-time-end", times.end)
+                .field("is-final", true)
+                .build();
+            let _ = element.post_message(gst::message::Element::builder(s).src(&element).build());
+        }
+        element.emit_by_name::<()>(
+            "transcript",
+            &[&times.text, &times.running_start, &duration],
+        );
+        if let Some(file) = &mut self.file {
+            if let Err(e) = file.write(&times, self.line_cues) {
+                gst::element_error!(
+                    element,
+                    gst::ResourceError::Write,
+                    (
+                        "Could not write to the transcript file {}: {}",
+                        file.path.display(),
+                        e
+                    )
+                );
+                return Err(gst::FlowError::Error);
+            }
+        }
+        Ok(gst::FlowSuccess::Ok)
+    }
+
+    fn gap(&mut self, _pts: gst::ClockTime, _duration: gst::ClockTime) {}
+
+    fn event(&mut self, _event: gst::Event) {}
+
+    fn eos(&mut self) {
+        self.eos.finish(true);
+    }
+
+    fn error(&mut self, error: &engine::Error) {
+        if let Some(element) = self.element.upgrade() {
+            gst::element_error!(element, gst::LibraryError::Failed, ("{}", error));
+        }
+        self.eos.finish(false);
+    }
+
+    fn warning(&mut self, message: &str) {
+        if let Some(element) = self.element.upgrade() {
+            gst::element_warning!(element, gst::CoreError::Clock, ("{}", message));
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    stream: Option<Stream>,
+    core: Option<Arc<Core>>,
+    input: AudioInput,
+    last_stats: Stats,
+}
+
+#[derive(Default)]
+pub struct Sink {
+    settings: SettingsCell,
+    sink_settings: Mutex<SinkSettings>,
+    state: Mutex<State>,
+    eos: Arc<EosLatch>,
+}
+
+impl Sink {
+    fn core(&self) -> Option<Arc<Core>> {
+        self.state.lock().unwrap().core.clone()
+    }
+
+    fn load_model(&self) -> Result<(), gst::StateChangeError> {
+        self.settings.post_pending_warnings(self.obj().upcast_ref());
+        let settings = self.settings.snapshot();
+        match input::open_stream(self.obj().upcast_ref(), &settings) {
+            Ok(stream) => {
+                gst::info!(
+                    CAT,
+                    imp = self,
+                    "model loaded, running on {}",
+                    stream.backend_name()
+                );
+                self.state.lock().unwrap().stream = Some(stream);
+                Ok(())
+            }
+            Err(msg) => {
+                self.post_error_message(msg);
+                Err(gst::StateChangeError)
+            }
+        }
+    }
+
+    fn open_file(&self) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
+        let sink = self.sink_settings.lock().unwrap().clone();
+        sink.location
+            .map(|path| TranscriptFile::create(&path, file_format(sink.format, &path)))
+            .transpose()
+    }
+
+    fn output(&self, settings: &Settings, file: Option<TranscriptFile>) -> SinkOutput {
+        SinkOutput {
+            element: self.obj().downgrade(),
+            file,
+            line_cues: settings.output == OutputMode::Lines,
+            post_messages: self.sink_settings.lock().unwrap().post_messages,
+            eos: self.eos.clone(),
+        }
+    }
+
+    fn handle_eos(&self, event: gst::Event) -> bool {
+        let Some(core) = self.core() else {
+            return false;
+        };
+        self.eos.arm();
+        if core.push_event(event).is_err() {
+            return false;
+        }
+        // The last words are posted and written before EOS completes.
+        self.eos.wait()
+    }
+}
+
+#[glib::object_subclass]
+impl ObjectSubclass for Sink {
+    const NAME: &'static str = "GstVoxtralRtSink";
+    type Type = super::VoxtralRtSink;
+    type ParentType = gst_base::BaseSink;
+}
+
+impl ObjectImpl for Sink {
+    fn properties() -> &'static [glib::ParamSpec] {
+        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
+            let mut props = Settings::properties().to_vec();
+            props.extend([
+                glib::ParamSpecString::builder("location")
+                    .nick("Transcript file")
+                    .blurb("File to write the transcript to as it comes, one whole cue per write, so that a killed pipeline leaves a valid file (none: no file). Opened when the element starts")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecEnum::builder_with_default("format", FileFormatChoice::Auto)
+                    .nick("File format")
+                    .blurb("Format of the transcript file: txt, srt, vtt or jsonl; auto picks it from the location's extension")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecBoolean::builder("post-messages")
+                    .nick("Post messages")
+                    .blurb("Post a 'voxtralrt-transcript' element message on the bus for each word or line (text, pts, duration, running-time, running-time-end, stream-time, stream-time-end, is-final)")
+                    .default_value(true)
+                    .mutable_playing()
+                    .build(),
+            ]);
+            props
+        });
+        PROPERTIES.as_ref()
+    }
+
+    fn signals() -> &'static [glib::subclass::Signal] {
+        static SIGNALS: LazyLock<Vec<glib::subclass::Signal>> = LazyLock::new(|| {
+            vec![glib::subclass::Signal::builder("transcript")
+                .param_types([
+                    String::static_type(),
+                    u64::static_type(),
+                    u64::static_type(),
+                ])
+                .build()]
+        });
+        SIGNALS.as_ref()
+    }
+
+    fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {
+        let mut sink = self.sink_settings.lock().unwrap();
+        match pspec.name() {
+            "location" => {
+                sink.location = value
+                    .get::<Option<String>>()
+                    .expect("type checked")
+                    .map(PathBuf::from)
+            }
+            "format" => sink.format = value.get().expect("type checked"),
+            "post-messages" => sink.post_messages = value.get().expect("type checked"),
+            _ => {
+                drop(sink);
+                self.settings
+                    .set_property(self.obj().upcast_ref(), value, pspec);
+            }
+        }
+    }
+
+    fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
+        let sink = self.sink_settings.lock().unwrap();
+        match pspec.name() {
+            "location" => sink
+                .location
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .to_value(),
+            "format" => sink.format.to_value(),
+            "post-messages" => sink.post_messages.to_value(),
+            "stats" => {
+                let state = self.state.lock().unwrap();
+                let stats = state
+                    .core
+                    .as_ref()
+                    .map_or_else(|| state.last_stats.clone(), |c| c.stats());
+                stats.to_structure().to_value()
+            }
+            _ => self.settings.property(pspec),
+        }
+    }
+
+    fn constructed(&self) {
+        self.parent_constructed();
+        // A transcript is wanted as fast as the audio comes, not in step
+        // with the clock.
+        self.obj().set_sync(false);
+    }
+}
+
+impl GstObjectImpl for Sink {}
+
+impl ElementImpl for Sink {
+    fn metadata() -> Option<&'static gst::subclass::ElementMetadata> {
+        static ELEMENT_METADATA: LazyLock<gst::subclass::ElementMetadata> = LazyLock::new(|| {
+            gst::subclass::ElementMetadata::new(
+                "Voxtral Realtime transcription sink",
+                "Sink/Audio/Text",
+                "Transcribes speech with Mistral's Voxtral Mini 4B Realtime (transcribe.cpp) into \
+                 bus messages, a 'transcript' signal and a txt/srt/vtt/jsonl file",
+                "gst-plugin-voxtralrt authors",
+            )
+        });
+        Some(&*ELEMENT_METADATA)
+    }
+
+    fn pad_templates() -> &'static [gst::PadTemplate] {
+        static PAD_TEMPLATES: LazyLock<Vec<gst::PadTemplate>> = LazyLock::new(|| {
+            vec![gst::PadTemplate::new(
+                "sink",
+                gst::PadDirection::Sink,
+                gst::PadPresence::Always,
+                &input::sink_caps(),
+            )
+            .unwrap()]
+        });
+        PAD_TEMPLATES.as_ref()
+    }
+
+    fn change_state(
+        &self,
+        transition: gst::StateChange,
+    ) -> Result<gst::StateChangeSuccess, gst::StateChangeError> {
+        if transition == gst::StateChange::NullToReady {
+            self.load_model()?;
+        }
+        let success = self.parent_change_state(transition)?;
+        if transition == gst::StateChange::ReadyToNull {
+            self.state.lock().unwrap().stream = None;
+        }
+        Ok(success)
+    }
+}
+
+impl BaseSinkImpl for Sink {
+    fn start(&self) -> Result<(), gst::ErrorMessage> {
+        let settings = self.settings.snapshot();
+        let file = self.open_file()?;
+        let mut state = self.state.lock().unwrap();
+        let stream = state
+            .stream
+            .take()
+            .ok_or_else(|| gst::error_msg!(gst::CoreError::StateChange, ("no model loaded")))?;
+        state.input.reset();
+        let output = self.output(&settings, file);
+        state.core = Some(Arc::new(Core::start(stream, &settings, Box::new(output))));
+        Ok(())
+    }
+
+    fn stop(&self) -> Result<(), gst::ErrorMessage> {
+        self.eos.finish(false);
+        let core = self.state.lock().unwrap().core.take();
+        if let Some(core) = core {
+            let stats = core.stats();
+            core.flush_start();
+            let stream = Arc::into_inner(core).and_then(Core::stop);
+            let mut state = self.state.lock().unwrap();
+            state.last_stats = stats;
+            state.stream = stream;
+        }
+        Ok(())
+    }
+
+    fn set_caps(&self, caps: &gst::Caps) -> Result<(), gst::LoggableError> {
+        self.state
+            .lock()
+            .unwrap()
+            .input
+            .set_caps(caps)
+            .map_err(|msg| gst::loggable_error!(CAT, "{}", msg))
+    }
+
+    fn render(&self, buffer: &gst::Buffer) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let sinkpad = self.obj().static_pad("sink").expect("always pad");
+        let (core, audio) = {
+            let mut state = self.state.lock().unwrap();
+            let core = state.core.clone().ok_or(gst::FlowError::Flushing)?;
+            let audio = state.input.take_buffer(&sinkpad, buffer, &core)?;
+            (core, audio)
+        };
+        core.push_audio(audio)
+    }
+
+    fn event(&self, event: gst::Event) -> bool {
+        match event.view() {
+            gst::EventView::FlushStart(_) => {
+                self.eos.finish(false);
+                if let Some(core) = self.core() {
+                    core.flush_start();
+                }
+            }
+            gst::EventView::FlushStop(_) => {
+                self.state.lock().unwrap().input.clear();
+                if let Some(core) = self.core() {
+                    core.flush_stop();
+                }
+            }
+            gst::EventView::Eos(_) => {
+                if !self.handle_eos(event.clone()) {
+                    gst::debug!(
+                        CAT,
+                        imp = self,
+                        "EOS ended without the last words (flush, stop or error)"
+                    );
+                }
+            }
+            gst::EventView::Segment(_) | gst::EventView::Gap(_) => {
+                if let Some(core) = self.core() {
+                    let _ = core.push_event(event.clone());
+                }
+            }
+            _ => {}
+        }
+        self.parent_event(event)
+    }
+}

@@ -503,14 +503,12 @@ impl BaseSinkImpl for Sink {
                     core.flush_stop();
                 }
             }
-            gst::EventView::Eos(_) => {
-                if !self.handle_eos(event.clone()) {
-                    gst::debug!(
-                        CAT,
-                        imp = self,
-                        "EOS ended without the last words (flush, stop or error)"
-                    );
-                }
+            gst::EventView::Eos(_) if !self.handle_eos(event.clone()) => {
+                gst::debug!(
+                    CAT,
+                    imp = self,
+                    "EOS came without the last words (flush, stop or error)"
+                );
             }
             gst::EventView::Segment(_) | gst::EventView::Gap(_) => {
                 if let Some(core) = self.core() {

@@ -5,7 +5,6 @@
 //! values, their defaults, their properties and how they are checked.
 
 use std::path::PathBuf;
-use std::sync::LazyLock;
 
 use gst::glib;
 use gst::prelude::*;
@@ -157,11 +156,12 @@ impl Settings {
         }
     }
 
-    /// The properties both elements install.
-    pub fn properties() -> &'static [glib::ParamSpec] {
-        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
-            let d = Settings::default();
-            vec![
+    /// The properties both elements install. Each element class needs its
+    /// own instances (GLib ties a property to one class), so this builds
+    /// new ones on each call.
+    pub fn param_specs() -> Vec<glib::ParamSpec> {
+        let d = Settings::default();
+        vec![
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
                     .blurb("Path of the Voxtral Mini 4B Realtime GGUF model file (e.g. a Q4_K_M quantisation). Loaded when the element goes to READY; elements on the same file share loaded models when they can")
@@ -246,9 +246,7 @@ impl Settings {
                     .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, samples-sanitized (NaN/Inf replaced by silence), samples-dropped, backend")
                     .read_only()
                     .build(),
-            ]
-        });
-        PROPERTIES.as_ref()
+        ]
     }
 
     /// Applies one property value. A value the element cannot use is

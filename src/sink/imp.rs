@@ -310,7 +310,7 @@ impl ObjectSubclass for Sink {
 impl ObjectImpl for Sink {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
-            let mut props = Settings::properties().to_vec();
+            let mut props = Settings::param_specs();
             props.extend([
                 glib::ParamSpecString::builder("location")
                     .nick("Transcript file")

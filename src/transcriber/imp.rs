@@ -294,7 +294,8 @@ impl ObjectSubclass for Transcriber {
 
 impl ObjectImpl for Transcriber {
     fn properties() -> &'static [glib::ParamSpec] {
-        Settings::properties()
+        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(Settings::param_specs);
+        PROPERTIES.as_ref()
     }
 
     fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {

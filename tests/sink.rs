@@ -1,0 +1,285 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! voxtralrtsink: messages, the signal, transcript files, EOS and errors.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gst::prelude::*;
+
+const SAMPLE: &str =
+    "filesrc location=examples/data/sample.wav ! wavparse ! audioconvert ! audioresample";
+
+fn pipeline(tail: &str) -> gst::Pipeline {
+    common::init_plugin();
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let line = format!(
+        "{SAMPLE} ! {}",
+        tail.replace("MODEL", &common::tiny_model().display().to_string())
+    );
+    gst::parse::launch(&line)
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
+        .downcast::<gst::Pipeline>()
+        .unwrap()
+}
+
+/// Runs to EOS, returning every message seen before it (panics on ERROR).
+fn run(pipeline: &gst::Pipeline) -> Vec<gst::Message> {
+    let bus = pipeline.bus().unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let mut messages = Vec::new();
+    loop {
+        let msg = bus
+            .timed_pop(gst::ClockTime::from_seconds(60))
+            .expect("the pipeline stalled");
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => panic!("{} ({:?})", e.error(), e.debug()),
+            _ => messages.push(msg),
+        }
+    }
+    pipeline.set_state(gst::State::Null).unwrap();
+    messages
+}
+
+fn transcripts(messages: &[gst::Message]) -> Vec<gst::Structure> {
+    messages
+        .iter()
+        .filter_map(|m| m.structure())
+        .filter(|s| s.name() == gstvoxtralrt::sink::MESSAGE_NAME)
+        .map(|s| s.to_owned())
+        .collect()
+}
+
+/// The words voxtralrttranscriber gives for the sample, as (text, pts).
+fn transcriber_words() -> Vec<(String, u64)> {
+    let pipeline = pipeline(
+        "voxtralrttranscriber model-path=MODEL threads=1 ! fakesink name=out signal-handoffs=true",
+    );
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let seen = words.clone();
+    pipeline
+        .by_name("out")
+        .unwrap()
+        .connect("handoff", false, move |args| {
+            let buffer = args[1].get::<gst::Buffer>().unwrap();
+            let map = buffer.map_readable().unwrap();
+            let text = String::from_utf8(map.to_vec()).unwrap();
+            seen.lock()
+                .unwrap()
+                .push((text, buffer.pts().unwrap().nseconds()));
+            None
+        });
+    run(&pipeline);
+    let words = words.lock().unwrap().clone();
+    words
+}
+
+#[test]
+fn each_word_is_posted_with_its_times_before_eos() {
+    let messages = run(&pipeline("voxtralrtsink model-path=MODEL threads=1"));
+    let words = transcripts(&messages);
+    let mut last = 0;
+    for w in &words {
+        let start = w.get::<u64>("running-time").unwrap();
+        let end = w.get::<u64>("running-time-end").unwrap();
+        assert!(start >= last && end >= start, "{w}");
+        assert_eq!(w.get::<u64>("stream-time").unwrap(), start);
+        assert_eq!(w.get::<u64>("pts").unwrap(), start);
+        assert_eq!(w.get::<u64>("duration").unwrap(), end - start);
+        assert!(w.get::<bool>("is-final").unwrap());
+        last = start;
+    }
+    // The sink loses nothing: the same words, at the same times, as the
+    // transcriber element.
+    let posted: Vec<(String, u64)> = words
+        .iter()
+        .map(|w| {
+            (
+                w.get::<String>("text").unwrap(),
+                w.get::<u64>("pts").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(posted, transcriber_words());
+    assert!(posted.len() > 40);
+}
+
+#[test]
+fn the_transcript_signal_carries_every_word() {
+    let pipeline =
+        pipeline("voxtralrtsink name=sink model-path=MODEL threads=1 post-messages=false");
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let seen = got.clone();
+    pipeline
+        .by_name("sink")
+        .unwrap()
+        .connect("transcript", false, move |args| {
+            let text = args[1].get::<String>().unwrap();
+            let start = args[2].get::<u64>().unwrap();
+            let duration = args[3].get::<u64>().unwrap();
+            seen.lock().unwrap().push((text, start, duration));
+            None
+        });
+    let messages = run(&pipeline);
+    assert!(
+        transcripts(&messages).is_empty(),
+        "post-messages=false still posted"
+    );
+    let got = got.lock().unwrap();
+    let expected = transcriber_words();
+    assert_eq!(got.len(), expected.len());
+    for ((text, start, duration), (want, pts)) in got.iter().zip(&expected) {
+        assert_eq!((text, start), (want, pts));
+        assert!(*duration > 0);
+    }
+}
+
+fn transcript_file(format: &str, extra: &str) -> String {
+    let dir = common::scratch_dir(&format!("sink-{format}-{}", extra.len()));
+    let path = dir.join(format!("out.{format}"));
+    run(&pipeline(&format!(
+        "voxtralrtsink model-path=MODEL threads=1 location={} {extra}",
+        path.display()
+    )));
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn an_srt_file_holds_every_word_with_its_times() {
+    let srt = transcript_file("srt", "");
+    let expected = transcriber_words();
+    let blocks: Vec<&str> = srt.split("\n\n").filter(|b| !b.trim().is_empty()).collect();
+    assert_eq!(blocks.len(), expected.len());
+    for (i, (block, (word, pts))) in blocks.iter().zip(&expected).enumerate() {
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(lines[0], (i + 1).to_string());
+        let ms = pts / 1_000_000;
+        let start = format!(
+            "{:02}:{:02}:{:02},{:03}",
+            ms / 3_600_000,
+            ms / 60_000 % 60,
+            ms / 1000 % 60,
+            ms % 1000
+        );
+        assert!(lines[1].starts_with(&format!("{start} --> ")), "{block}");
+        assert_eq!(lines[2], word);
+    }
+}
+
+#[test]
+fn a_vtt_file_starts_with_its_header_and_lines_output_gives_lines() {
+    let vtt = transcript_file("vtt", "output=lines");
+    assert!(vtt.starts_with("WEBVTT\n\n"));
+    let cues: Vec<&str> = vtt["WEBVTT\n\n".len()..]
+        .split("\n\n")
+        .filter(|b| !b.is_empty())
+        .collect();
+    assert!(!cues.is_empty());
+    for cue in cues {
+        let lines: Vec<&str> = cue.lines().collect();
+        assert!(
+            lines[0].contains(" --> ") && lines[0].contains('.'),
+            "{cue}"
+        );
+        assert!(lines[1].chars().count() <= 32);
+    }
+}
+
+#[test]
+fn a_jsonl_file_has_one_object_per_word() {
+    let jsonl = transcript_file("jsonl", "");
+    let expected = transcriber_words();
+    let lines: Vec<&str> = jsonl.lines().collect();
+    assert_eq!(lines.len(), expected.len());
+    for (line, (word, _)) in lines.iter().zip(&expected) {
+        assert!(
+            line.starts_with(&format!("{{\"text\":\"{word}\",\"start\":")),
+            "{line}"
+        );
+        assert!(line.ends_with("\"is_final\":true}"));
+    }
+}
+
+#[test]
+fn a_txt_file_is_the_plain_transcript() {
+    let txt = transcript_file("txt", "format=txt");
+    let expected: Vec<String> = transcriber_words().into_iter().map(|w| w.0).collect();
+    assert_eq!(txt.split_whitespace().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn an_unwritable_location_is_refused_at_start() {
+    common::init_plugin();
+    let pipeline =
+        pipeline("voxtralrtsink model-path=MODEL threads=1 location=/nonexistent-dir/out.srt");
+    assert!(pipeline.set_state(gst::State::Paused).is_err());
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(gst::ClockTime::from_seconds(5), &[gst::MessageType::Error])
+        .expect("an ERROR message");
+    let gst::MessageView::Error(e) = msg.view() else {
+        unreachable!()
+    };
+    assert!(
+        e.error().to_string().contains("/nonexistent-dir/out.srt"),
+        "{}",
+        e.error()
+    );
+    pipeline.set_state(gst::State::Null).unwrap();
+}
+
+/// Parses SRT text, returning the number of whole, well-formed cues.
+fn whole_srt_cues(text: &str) -> usize {
+    let mut n = 0;
+    for block in text.split_inclusive("\n\n") {
+        let lines: Vec<&str> = block.trim_end().lines().collect();
+        if !block.ends_with("\n\n") {
+            panic!("a cut cue at the end: {block:?}");
+        }
+        assert_eq!(lines.len(), 3, "{block:?}");
+        assert_eq!(lines[0].parse::<usize>().unwrap(), n + 1);
+        assert!(lines[1].contains(" --> "));
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn a_killed_pipeline_leaves_a_valid_transcript_file() {
+    let dir = common::scratch_dir("killed");
+    let path = dir.join("live.srt");
+    let mut child = std::process::Command::new("gst-launch-1.0")
+        .args([
+            "audiotestsrc",
+            "is-live=true",
+            "samplesperbuffer=1600",
+            "!",
+            "audio/x-raw,rate=16000,channels=1",
+            "!",
+            "voxtralrtsink",
+            &format!("model-path={}", common::tiny_model().display()),
+            "threads=1",
+            &format!("location={}", path.display()),
+        ])
+        .env("GST_PLUGIN_PATH", common::plugin_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for some cues, then kill the process without warning.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&path).map_or(0, |t| t.matches(" --> ").count()) < 5 {
+        assert!(std::time::Instant::now() < deadline, "no cues written");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(whole_srt_cues(&text) >= 5);
+}

@@ -1,0 +1,124 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Argument parsing and set-up shared by the examples.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The model given with --model or $VOXTRAL_MODEL, else the test model.
+pub fn model_path(arg: Option<String>) -> PathBuf {
+    if let Some(path) = arg.or_else(|| std::env::var("VOXTRAL_MODEL").ok()) {
+        return PathBuf::from(path);
+    }
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/voxtral-rt-tiny.gguf");
+    eprintln!(
+        "note: no --model or VOXTRAL_MODEL given; using the synthetic test model {} \
+         (it is not a speech model: its words are made up)",
+        fixture.display()
+    );
+    fixture
+}
+
+/// Command-line arguments: `--name value` options, `--flag` switches and
+/// positional arguments.
+pub struct Args {
+    options: Vec<(String, Option<String>)>,
+    pub positional: Vec<String>,
+}
+
+impl Args {
+    /// Parses `std::env::args`; `switches` take no value. Prints `usage` and
+    /// exits for --help.
+    pub fn parse(usage: &str, switches: &[&str]) -> Args {
+        let mut options = Vec::new();
+        let mut positional = Vec::new();
+        let mut it = std::env::args().skip(1);
+        while let Some(arg) = it.next() {
+            if arg == "--help" || arg == "-h" {
+                println!("{usage}");
+                std::process::exit(0);
+            }
+            match arg.strip_prefix("--") {
+                Some(name) if switches.contains(&name) => options.push((name.to_owned(), None)),
+                Some(name) => {
+                    let value = it
+                        .next()
+                        .unwrap_or_else(|| fail(usage, &format!("--{name} needs a value")));
+                    options.push((name.to_owned(), Some(value)));
+                }
+                None => positional.push(arg),
+            }
+        }
+        Args {
+            options,
+            positional,
+        }
+    }
+
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.clone())
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.options.iter().any(|(n, _)| n == name)
+    }
+
+    pub fn number<T: std::str::FromStr>(&self, name: &str, default: T, usage: &str) -> T {
+        match self.value(name) {
+            None => default,
+            Some(v) => v
+                .parse()
+                .unwrap_or_else(|_| fail(usage, &format!("--{name}: not a number: {v}"))),
+        }
+    }
+}
+
+pub fn fail(usage: &str, message: &str) -> ! {
+    eprintln!("error: {message}\n\n{usage}");
+    std::process::exit(2);
+}
+
+/// Initialises GStreamer and registers the plugin in this process.
+pub fn init() {
+    gst::init().expect("initialising GStreamer");
+    gstvoxtralrt::plugin_register_static().expect("registering the voxtralrt plugin");
+}
+
+/// Runs `pipeline` until EOS or an error; `tick` is called about every
+/// second meanwhile. Returns the error text, if any.
+pub fn run(pipeline: &gst::Pipeline, mut tick: impl FnMut(&gst::Pipeline)) -> Result<(), String> {
+    use gst::prelude::*;
+    let bus = pipeline.bus().expect("pipelines have a bus");
+    pipeline
+        .set_state(gst::State::Playing)
+        .map_err(|_| first_error(&bus).unwrap_or_else(|| "the pipeline could not start".into()))?;
+    let result = loop {
+        match bus.timed_pop(gst::ClockTime::from_seconds(1)) {
+            None => tick(pipeline),
+            Some(msg) => match msg.view() {
+                gst::MessageView::Eos(_) => break Ok(()),
+                gst::MessageView::Error(e) => break Err(e.error().to_string()),
+                gst::MessageView::Warning(w) => eprintln!("warning: {}", w.error()),
+                _ => {}
+            },
+        }
+    };
+    let _ = pipeline.set_state(gst::State::Null);
+    result
+}
+
+fn first_error(bus: &gst::Bus) -> Option<String> {
+    let msg =
+        bus.timed_pop_filtered(gst::ClockTime::from_seconds(1), &[gst::MessageType::Error])?;
+    match msg.view() {
+        gst::MessageView::Error(e) => Some(e.error().to_string()),
+        _ => None,
+    }
+}

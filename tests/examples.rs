@@ -1,0 +1,125 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Every example runs on a short input with the fixture model, so none can
+//! rot.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Builds the examples once and returns the directory holding them.
+fn examples_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let lib_dir = common::plugin_dir();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--examples"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo build --examples failed");
+        lib_dir.join("examples")
+    })
+    .clone()
+}
+
+fn example(name: &str, args: &[&str]) -> Output {
+    Command::new(examples_dir().join(name))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("VOXTRAL_MODEL")
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn every_example_prints_its_help() {
+    for name in ["transcribe_file", "live_captions", "mkv_subtitles"] {
+        let out = example(name, &["--help"]);
+        assert!(out.status.success(), "{name}: {}", text(&out));
+        assert!(
+            text(&out).contains(&format!("cargo run --example {name}")),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn transcribe_file_writes_each_format_and_reports_progress() {
+    let dir = common::scratch_dir("example-file");
+    for ext in ["srt", "vtt", "txt", "jsonl"] {
+        let out_path = dir.join(format!("sample.{ext}"));
+        let out = example(
+            "transcribe_file",
+            &[
+                "examples/data/sample.wav",
+                out_path.to_str().unwrap(),
+                "--threads",
+                "1",
+            ],
+        );
+        let log = text(&out);
+        assert!(out.status.success(), "{ext}: {log}");
+        assert!(
+            log.contains("synthetic test model"),
+            "no note about the test model"
+        );
+        assert!(log.contains("real-time factor"), "{log}");
+        let written = std::fs::read_to_string(&out_path).unwrap();
+        assert!(written.contains("hello from the tiny"), "{ext}: {written}");
+    }
+}
+
+#[test]
+fn transcribe_file_refuses_a_missing_input() {
+    let out = example("transcribe_file", &["/nonexistent.wav", "/tmp/x.srt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("is not a file"));
+}
+
+#[test]
+fn live_captions_runs_headless_on_a_test_source() {
+    let out = example(
+        "live_captions",
+        &[
+            "--source",
+            "test",
+            "--seconds",
+            "2",
+            "--headless",
+            "--threads",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn mkv_subtitles_writes_audio_and_a_subtitle_track() {
+    let path = common::scratch_dir("example-mkv").join("out.mkv");
+    let out = example(
+        "mkv_subtitles",
+        &[
+            "examples/data/sample.wav",
+            path.to_str().unwrap(),
+            "--threads",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let bytes = std::fs::read(&path).unwrap();
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(has(b"S_TEXT/UTF8") && has(b"A_OPUS"), "tracks missing");
+    assert!(has(b"hello from the tiny"), "no subtitle text");
+}

@@ -2,9 +2,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 #![allow(clippy::non_send_fields_in_send_ty)]
-
-//! GStreamer elements that transcribe live speech with Mistral's Voxtral Mini
-//! 4B Realtime, run locally through transcribe.cpp.
+#![doc = include_str!("../README.md")]
 
 pub mod core;
 pub mod engine;

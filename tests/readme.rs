@@ -1,0 +1,61 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Runs every gst-launch-1.0 line of the README, so that it cannot drift from
+//! the code. The Rust snippet is a doctest (the README is the crate's docs).
+
+mod common;
+
+use std::process::Command;
+
+fn readme_launch_lines() -> Vec<String> {
+    let readme = include_str!("../README.md");
+    readme
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("gst-launch-1.0 "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_readme_shows_the_four_use_cases() {
+    let lines = readme_launch_lines();
+    assert!(lines.iter().any(|l| l.contains("srtenc")));
+    assert!(lines.iter().any(|l| l.contains("voxtralrtsink")));
+    assert!(lines.iter().any(|l| l.contains("textoverlay")));
+    assert!(lines.iter().any(|l| l.contains("matroskamux")));
+}
+
+#[test]
+fn every_gst_launch_line_of_the_readme_runs() {
+    let dir = common::scratch_dir("readme");
+    std::os::unix::fs::symlink(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        dir.join("examples"),
+    )
+    .unwrap();
+    for line in readme_launch_lines() {
+        // No window on a test machine.
+        let line = line.replace("autovideosink", "fakesink");
+        let out = Command::new("timeout")
+            .args(["120", "sh", "-c", &line])
+            .current_dir(&dir)
+            .env("MODEL", common::tiny_model())
+            .env("GST_PLUGIN_PATH", common::plugin_dir())
+            .output()
+            .unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{line}\n{log}");
+        assert!(!log.contains("ERROR"), "{line}\n{log}");
+    }
+    let srt = std::fs::read_to_string(dir.join("sample.srt")).unwrap();
+    assert!(srt.contains(" --> ") && srt.contains("hello"));
+    let vtt = std::fs::read_to_string(dir.join("sample.vtt")).unwrap();
+    assert!(vtt.starts_with("WEBVTT"));
+    assert!(std::fs::metadata(dir.join("sample.mkv")).unwrap().len() > 10_000);
+}

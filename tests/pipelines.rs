@@ -230,3 +230,68 @@ fn gst_launch_writes_a_valid_srt_of_words_and_of_lines() {
         }
     }
 }
+
+#[test]
+fn live_input_faster_than_the_model_is_kept_and_warned_about() {
+    common::init_plugin();
+    // A live appsrc that delivers a minute of audio at once: more than the
+    // model can take within the latency, as a slow machine would see it.
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time \
+           caps=audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved ! \
+         voxtralrttranscriber name=t model-path={} threads=1 latency=500 ! fakesink sync=false",
+        model()
+    ))
+    .unwrap()
+    .downcast::<gst::Bin>()
+    .unwrap();
+    let src = pipeline.by_name("src").unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let audio = common::sine(60.0);
+    for (i, piece) in audio.chunks(16_000).enumerate() {
+        let mut buffer = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        buffer
+            .get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_seconds(i as u64));
+        let flow = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
+        assert_eq!(flow, gst::FlowReturn::Ok);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let bus = pipeline.bus().unwrap();
+    let mut warned = None;
+    loop {
+        let msg = bus
+            .timed_pop_filtered(
+                gst::ClockTime::from_seconds(60),
+                &[
+                    gst::MessageType::Eos,
+                    gst::MessageType::Error,
+                    gst::MessageType::Warning,
+                ],
+            )
+            .expect("neither EOS nor an error");
+        match msg.view() {
+            gst::MessageView::Warning(w) => warned = Some(w.error().to_string()),
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => panic!("{}", e.error()),
+            _ => {}
+        }
+    }
+    let stats = pipeline
+        .by_name("t")
+        .unwrap()
+        .property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let warned = warned.expect("no WARNING about the lag");
+    assert!(
+        warned.contains("behind the audio") && warned.contains("500 ms"),
+        "{warned}"
+    );
+    // Nothing was dropped: every sample reached the model.
+    assert_eq!(
+        stats.get::<u64>("audio-transcribed").unwrap(),
+        60_000_000_000
+    );
+    assert_eq!(stats.get::<u64>("samples-dropped").unwrap(), 0);
+}

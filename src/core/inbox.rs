@@ -49,6 +49,8 @@ struct State {
     epoch: u64,
     /// What the next chain call returns: the worker's last flow problem.
     flow: Result<gst::FlowSuccess, gst::FlowError>,
+    /// The worker is working on something it took from the inbox.
+    busy: bool,
 }
 
 pub(crate) struct Inbox {
@@ -72,6 +74,7 @@ impl Inbox {
                 stopping: false,
                 epoch: 0,
                 flow: Ok(gst::FlowSuccess::Ok),
+                busy: false,
             }),
             changed: Condvar::new(),
             abort,
@@ -152,6 +155,8 @@ impl Inbox {
     pub(crate) fn next(&self, idle: Option<Duration>) -> Next {
         let deadline = idle.map(|d| Instant::now() + d);
         let mut state = self.state.lock().unwrap();
+        state.busy = false;
+        self.changed.notify_all();
         loop {
             if state.stopping {
                 return Next::Stopped;
@@ -162,6 +167,7 @@ impl Inbox {
                         state.queued_samples -= samples.len() as u64;
                     }
                     let queued_samples = state.queued_samples;
+                    state.busy = true;
                     drop(state);
                     self.stats.update(|s| s.queued_samples = queued_samples);
                     self.changed.notify_all();
@@ -173,6 +179,7 @@ impl Inbox {
                 Some(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
+                        state.busy = true;
                         return Next::Idle;
                     }
                     self.changed.wait_timeout(state, deadline - now).unwrap().0
@@ -211,8 +218,13 @@ impl Inbox {
         self.changed.notify_all();
     }
 
+    /// Ends a flush once the worker has dropped what it was doing, so that
+    /// nothing from before the flush can follow it downstream.
     pub(crate) fn flush_stop(&self) {
         let mut state = self.state.lock().unwrap();
+        while state.busy && !state.stopping {
+            state = self.changed.wait(state).unwrap();
+        }
         state.flushing = false;
         state.flow = Ok(gst::FlowSuccess::Ok);
         state.epoch += 1;

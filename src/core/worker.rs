@@ -17,14 +17,12 @@ use super::{Output, TimedCue};
 /// Timestamps within this of the expected position count as continuous
 /// (the usual audio sink tolerance).
 const ALIGNMENT_TOLERANCE_NS: u64 = 40_000_000;
-/// Audio is fed to the engine at most this much at a time, so that results
-/// of a long buffer leave as they come.
-const FEED_SLICE: usize = SAMPLE_RATE as usize;
 /// Non-live input that stops coming for this long is blocked by downstream.
 const IDLE_RELEASE: Duration = Duration::from_millis(50);
 /// Live input that stops coming for this long is blocked, or stalled.
 const LIVE_IDLE_RELEASE: Duration = Duration::from_millis(300);
-/// Past the maximum stream duration, a pause is waited for at most this long.
+/// Past the maximum stream duration, a pause is waited for at most this long
+/// (or a tenth of the maximum, if that is shorter).
 const RESTART_GRACE_NS: u64 = 30_000_000_000;
 
 fn samples_to_ns(samples: u64) -> u64 {
@@ -65,6 +63,10 @@ pub(super) struct Worker {
     /// A failure ended this epoch's work; wait for a flush.
     failed: bool,
     lag_warned: bool,
+    /// Test hook: after this many samples the worker aborts its own feed
+    /// and reports it as an engine fault (`VOXTRALRT_TEST_FAULT_AFTER_MS`).
+    fault_after: Option<u64>,
+    fed_total: u64,
     /// The last thing handed on was a cue: downstream has nothing that
     /// tells it how far the text stream has come past its start.
     owe_gap: bool,
@@ -92,6 +94,11 @@ impl Worker {
             failed: false,
             lag_warned: false,
             owe_gap: false,
+            fault_after: std::env::var("VOXTRALRT_TEST_FAULT_AFTER_MS")
+                .ok()
+                .and_then(|ms| ms.parse::<u64>().ok())
+                .map(|ms| ms * u64::from(SAMPLE_RATE) / 1000),
+            fed_total: 0,
         }
     }
 
@@ -291,11 +298,17 @@ impl Worker {
                 pts.unwrap_or_else(|| self.segment.start().map_or(0, gst::ClockTime::nseconds));
             self.begin_stream(base)?;
         }
-        for slice in samples.chunks(FEED_SLICE) {
+        // One decode interval at a time, so that the results of a long
+        // buffer leave as they come and a restart falls on a decode.
+        for slice in samples.chunks(self.slice_samples()) {
             self.feed(slice)?;
+            self.restart_if_long()?;
         }
-        self.restart_if_long()?;
         Ok(())
+    }
+
+    fn slice_samples(&self) -> usize {
+        (self.stream_config.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
     }
 
     fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
@@ -312,13 +325,18 @@ impl Worker {
 
     fn feed_silence(&mut self, ns: u64) -> Result<(), Stop> {
         let silence = vec![0.0f32; ns_to_samples(ns) as usize];
-        for slice in silence.chunks(FEED_SLICE) {
+        for slice in silence.chunks(self.slice_samples()) {
             self.feed(slice)?;
         }
         Ok(())
     }
 
     fn feed(&mut self, samples: &[f32]) -> Result<(), Stop> {
+        let injected = self.fault_after.is_some_and(|n| self.fed_total >= n);
+        if injected {
+            self.stream.abort_handle().abort();
+        }
+        self.fed_total += samples.len() as u64;
         let started = Instant::now();
         let result = self.stream.feed(samples);
         let spent = started.elapsed();
@@ -333,6 +351,14 @@ impl Worker {
                 }
                 self.check_lag();
                 Ok(())
+            }
+            Err(_) if injected => {
+                self.fail(&engine::Error::Engine {
+                    operation: "decoding audio",
+                    status: "fault injected by VOXTRALRT_TEST_FAULT_AFTER_MS".into(),
+                    detail: String::new(),
+                });
+                Err(Stop::Failed)
             }
             Err(err) => Err(self.engine_failure(&err)),
         }
@@ -365,9 +391,8 @@ impl Worker {
         };
         let length = samples_to_ns(self.stream.samples_received());
         let quiet = active.transcript.held_text().is_empty();
-        if length >= self.max_stream_ns
-            && (quiet || length >= self.max_stream_ns + RESTART_GRACE_NS)
-        {
+        let grace = RESTART_GRACE_NS.min(self.max_stream_ns / 10);
+        if length >= self.max_stream_ns && (quiet || length >= self.max_stream_ns + grace) {
             let next_base = active.base + length;
             self.finish_stream(true)?;
             self.begin_stream(next_base)?;

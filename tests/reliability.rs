@@ -1,0 +1,483 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Long streams, pipeline life, bad input and faults, in reduced form (the
+//! full-length runs are in docs/reliability.md).
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gst::prelude::*;
+
+const SECOND: u64 = 1_000_000_000;
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+const S16_CAPS: &str = "audio/x-raw,format=S16LE,rate=16000,channels=1,layout=interleaved";
+
+fn model() -> String {
+    common::tiny_model().display().to_string()
+}
+
+fn harness(extra: &str, caps: &str) -> gst_check::Harness {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 {extra}",
+        model()
+    ));
+    h.set_src_caps_str(caps);
+    h
+}
+
+fn buffer(bytes: Vec<u8>, pts: Option<u64>) -> gst::Buffer {
+    let mut b = gst::Buffer::from_mut_slice(bytes);
+    b.get_mut()
+        .unwrap()
+        .set_pts(pts.map(gst::ClockTime::from_nseconds));
+    b
+}
+
+/// Sends EOS and returns the (text, pts) of every buffer before it.
+fn finish(h: &mut gst_check::Harness) -> Vec<(String, u64)> {
+    h.push_event(gst::event::Eos::new());
+    let mut words = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        let map = b.map_readable().unwrap();
+        words.push((
+            std::str::from_utf8(&map).unwrap().to_owned(),
+            b.pts().unwrap().nseconds(),
+        ));
+    }
+    words
+}
+
+fn texts(words: &[(String, u64)]) -> String {
+    words
+        .iter()
+        .map(|w| w.0.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn stats_of(h: &gst_check::Harness) -> gst::Structure {
+    let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
+    let t = bin
+        .iterate_elements()
+        .into_iter()
+        .map(Result::unwrap)
+        .find(|e| {
+            e.factory()
+                .is_some_and(|f| f.name() == "voxtralrttranscriber")
+        })
+        .unwrap();
+    t.property("stats")
+}
+
+fn vm_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_long_input_restarts_the_model_stream_without_losing_or_repeating_words() {
+    let mut h = harness("max-stream-duration=2", F32_CAPS);
+    let audio = common::sine(7.0);
+    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    let words = finish(&mut h);
+    let stats = stats_of(&h);
+    // The fixture never pauses, so each stream ends at the first decode
+    // (160 ms grid) past the limit plus its grace of a tenth: 2.24 s.
+    assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 3);
+    let stream = |s: f32| common::engine_text(&common::sine(s), 480, 160);
+    let full = stream(2.24);
+    let expected = [full.as_str(), &full, &full, &stream(7.0 - 3.0 * 2.24)].join(" ");
+    assert_eq!(
+        texts(&words),
+        expected.trim_end(),
+        "a word was lost or repeated at a seam"
+    );
+    // Timestamps run on across the seams: each stream's first word, "hello",
+    // starts where the stream's audio starts.
+    assert!(words.windows(2).all(|w| w[0].1 <= w[1].1));
+    let hellos: Vec<u64> = words
+        .iter()
+        .filter(|w| w.0 == "hello")
+        .map(|w| w.1)
+        .collect();
+    for k in 0..4 {
+        assert!(
+            hellos.contains(&(k * 2_240_000_000)),
+            "no stream starts at {k} x 2.24 s: {hellos:?}"
+        );
+    }
+}
+
+#[test]
+fn two_hundred_start_stop_cycles_leak_nothing_and_lose_no_words() {
+    common::init_plugin();
+    let line = format!(
+        "audiotestsrc num-buffers=10 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! fakesink",
+        model()
+    );
+    let pipeline = gst::parse::launch(&line)
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+    let expected = common::engine_text(&vec![0.0; 16_000], 480, 160)
+        .split_whitespace()
+        .count() as u64;
+    let mut rss_after_warmup = 0;
+    for cycle in 0..200 {
+        let bus = pipeline.bus().unwrap();
+        pipeline.set_state(gst::State::Playing).unwrap();
+        let msg = bus
+            .timed_pop_filtered(
+                gst::ClockTime::from_seconds(30),
+                &[gst::MessageType::Eos, gst::MessageType::Error],
+            )
+            .expect("cycle stalled");
+        assert!(
+            matches!(msg.view(), gst::MessageView::Eos(_)),
+            "cycle {cycle}: {msg:?}"
+        );
+        pipeline.set_state(gst::State::Null).unwrap();
+        let words = pipeline
+            .by_name("t")
+            .unwrap()
+            .property::<gst::Structure>("stats")
+            .get::<u64>("words")
+            .unwrap();
+        assert_eq!(words, expected, "cycle {cycle}");
+        if cycle == 19 {
+            rss_after_warmup = vm_rss_kib();
+        }
+    }
+    let growth = vm_rss_kib().saturating_sub(rss_after_warmup);
+    eprintln!("RSS growth over 180 cycles: {growth} KiB");
+    assert!(growth < 16 * 1024, "RSS grew {growth} KiB over 180 cycles");
+}
+
+#[test]
+fn pausing_and_resuming_a_live_pipeline_neither_stalls_nor_loses_words() {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "audiotestsrc is-live=true num-buffers=40 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! fakesink sync=true",
+        model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let bus = pipeline.bus().unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(600));
+        pipeline.set_state(gst::State::Paused).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        pipeline.set_state(gst::State::Playing).unwrap();
+    }
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(30),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("stalled after pausing");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    let words = pipeline
+        .by_name("t")
+        .unwrap()
+        .property::<gst::Structure>("stats")
+        .get::<u64>("words")
+        .unwrap();
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert!(words > 20, "only {words} words from 4 s of audio");
+}
+
+#[test]
+fn after_a_seek_only_words_of_the_new_segment_come() {
+    common::init_plugin();
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let pipeline = gst::parse::launch(&format!(
+        "filesrc location=examples/data/sample.wav ! wavparse ! audioconvert ! audioresample ! \
+         voxtralrttranscriber model-path={} threads=1 ! fakesink name=out signal-handoffs=true sync=true",
+        model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let seen = words.clone();
+    pipeline
+        .by_name("out")
+        .unwrap()
+        .connect("handoff", false, move |args| {
+            let b = args[1].get::<gst::Buffer>().unwrap();
+            seen.lock().unwrap().push(b.pts().unwrap().nseconds());
+            None
+        });
+    pipeline.set_state(gst::State::Paused).unwrap();
+    pipeline.state(gst::ClockTime::from_seconds(10)).0.unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    pipeline
+        .seek_simple(
+            gst::SeekFlags::FLUSH | gst::SeekFlags::ACCURATE,
+            gst::ClockTime::from_seconds(3),
+        )
+        .unwrap();
+    words.lock().unwrap().clear();
+    let bus = pipeline.bus().unwrap();
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(30),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("stalled after the seek");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let words = words.lock().unwrap();
+    assert!(!words.is_empty(), "no words after the seek");
+    assert!(
+        words.iter().all(|&pts| pts >= 3 * SECOND),
+        "a word from before the seek: {words:?}"
+    );
+}
+
+#[test]
+fn four_elements_on_one_model_path_give_the_words_of_one() {
+    common::init_plugin();
+    let run = |n: usize| -> Vec<Vec<String>> {
+        let pipelines: Vec<(gst::Pipeline, Arc<Mutex<Vec<String>>>)> = (0..n)
+            .map(|_| {
+                let p = gst::parse::launch(&format!(
+                    "audiotestsrc num-buffers=20 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+                     voxtralrttranscriber model-path={} threads=1 ! fakesink name=out signal-handoffs=true",
+                    model()
+                ))
+                .unwrap()
+                .downcast::<gst::Pipeline>()
+                .unwrap();
+                let words = Arc::new(Mutex::new(Vec::new()));
+                let seen = words.clone();
+                p.by_name("out").unwrap().connect("handoff", false, move |args| {
+                    let b = args[1].get::<gst::Buffer>().unwrap();
+                    let text = String::from_utf8(b.map_readable().unwrap().to_vec()).unwrap();
+                    seen.lock().unwrap().push(text);
+                    None
+                });
+                (p, words)
+            })
+            .collect();
+        for (p, _) in &pipelines {
+            p.set_state(gst::State::Playing).unwrap();
+        }
+        pipelines
+            .iter()
+            .map(|(p, words)| {
+                let msg = p
+                    .bus()
+                    .unwrap()
+                    .timed_pop_filtered(
+                        gst::ClockTime::from_seconds(60),
+                        &[gst::MessageType::Eos, gst::MessageType::Error],
+                    )
+                    .unwrap();
+                assert!(matches!(msg.view(), gst::MessageView::Eos(_)));
+                p.set_state(gst::State::Null).unwrap();
+                words.lock().unwrap().clone()
+            })
+            .collect()
+    };
+    let alone = run(1).remove(0);
+    assert!(!alone.is_empty());
+    for words in run(4) {
+        assert_eq!(words, alone);
+    }
+}
+
+#[test]
+fn nan_and_infinite_samples_become_silence_and_are_counted() {
+    let mut h = harness("", F32_CAPS);
+    let mut audio = common::sine(2.0);
+    for i in (0..audio.len()).step_by(100) {
+        audio[i] = if i % 200 == 0 {
+            f32::NAN
+        } else {
+            f32::INFINITY
+        };
+    }
+    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    let words = finish(&mut h);
+    assert_eq!(stats_of(&h).get::<u64>("samples-sanitized").unwrap(), 320);
+    assert_eq!(
+        texts(&words),
+        common::engine_text(&common::sine(2.0), 480, 160)
+    );
+}
+
+#[test]
+fn odd_sized_s16_buffers_carry_the_half_sample() {
+    let audio = common::sine(2.0);
+    let bytes = common::to_s16le(&audio);
+    let mut h = harness("", S16_CAPS);
+    for (i, piece) in bytes.chunks(3201).enumerate() {
+        let pts = (i == 0).then_some(0);
+        h.push(buffer(piece.to_vec(), pts)).unwrap();
+    }
+    let split = finish(&mut h);
+    let mut whole = harness("", S16_CAPS);
+    whole.push(buffer(bytes, Some(0))).unwrap();
+    assert_eq!(split, finish(&mut whole));
+    assert_eq!(
+        stats_of(&h).get::<u64>("audio-received").unwrap(),
+        2 * SECOND
+    );
+}
+
+#[test]
+fn empty_buffers_are_accepted_and_change_nothing() {
+    let audio = common::sine(1.5);
+    let mut h = harness("", F32_CAPS);
+    h.push(buffer(Vec::new(), Some(0))).unwrap();
+    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    h.push(buffer(Vec::new(), None)).unwrap();
+    assert_eq!(
+        texts(&finish(&mut h)),
+        common::engine_text(&audio, 480, 160)
+    );
+}
+
+#[test]
+fn ten_minutes_in_one_buffer_are_transcribed_to_the_end() {
+    let mut h = harness("", F32_CAPS);
+    h.push(buffer(common::to_f32le(&common::sine(600.0)), Some(0)))
+        .unwrap();
+    let words = finish(&mut h);
+    assert!(words.last().unwrap().1 > 599 * SECOND);
+    assert_eq!(
+        stats_of(&h).get::<u64>("audio-transcribed").unwrap(),
+        600 * SECOND
+    );
+}
+
+#[test]
+fn a_caps_change_from_s16_to_f32_mid_stream_keeps_the_timeline() {
+    let audio = common::sine(2.0);
+    let mut h = harness("", S16_CAPS);
+    h.push(buffer(common::to_s16le(&audio[..16_000]), Some(0)))
+        .unwrap();
+    h.push_event(gst::event::Caps::new(
+        &F32_CAPS.parse::<gst::Caps>().unwrap(),
+    ));
+    h.push(buffer(common::to_f32le(&audio[16_000..]), Some(SECOND)))
+        .unwrap();
+    let words = finish(&mut h);
+    assert_eq!(stats_of(&h).get::<u64>("stream-restarts").unwrap(), 0);
+    assert!(words.windows(2).all(|w| w[0].1 <= w[1].1) && words.last().unwrap().1 < 2 * SECOND);
+    assert_eq!(texts(&words), common::engine_text(&audio, 480, 160));
+}
+
+#[test]
+fn a_segment_with_rate_two_keeps_buffer_timestamps() {
+    let mut h = harness("", F32_CAPS);
+    let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    segment.set_rate(2.0);
+    h.push_event(gst::event::Segment::new(&segment));
+    let audio = common::sine(2.0);
+    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    let words = finish(&mut h);
+    // Timestamps stay in the segment's (stream) time: the audio's 2 s.
+    assert!(words.last().unwrap().1 < 2 * SECOND && words.last().unwrap().1 > SECOND);
+    let mut got_rate = None;
+    while let Some(e) = h.try_pull_event() {
+        if let gst::EventView::Segment(s) = e.view() {
+            got_rate = Some(s.segment().rate());
+        }
+    }
+    assert_eq!(got_rate, Some(2.0), "the segment goes downstream unchanged");
+}
+
+#[test]
+fn an_unavailable_backend_is_an_error_at_start() {
+    common::init_plugin();
+    if gstvoxtralrt::engine::Backend::Cuda.is_available() {
+        return;
+    }
+    let element = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", model())
+        .property_from_str("backend", "cuda")
+        .build()
+        .unwrap();
+    let pipeline = gst::Pipeline::new();
+    pipeline.add(&element).unwrap();
+    assert!(pipeline.set_state(gst::State::Ready).is_err());
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(gst::ClockTime::from_seconds(5), &[gst::MessageType::Error])
+        .unwrap();
+    let gst::MessageView::Error(e) = msg.view() else {
+        unreachable!()
+    };
+    assert!(
+        e.error()
+            .to_string()
+            .contains("backend 'cuda' is not available"),
+        "{}",
+        e.error()
+    );
+    pipeline.set_state(gst::State::Null).unwrap();
+}
+
+#[test]
+fn an_engine_fault_mid_stream_pushes_what_came_before_and_errors_cleanly() {
+    let (ok, log) = {
+        let dir = common::scratch_dir("fault");
+        let srt = dir.join("out.srt");
+        let out = std::process::Command::new("gst-launch-1.0")
+            .args([
+                "audiotestsrc",
+                "num-buffers=50",
+                "samplesperbuffer=1600",
+                "!",
+                "audio/x-raw,rate=16000,channels=1",
+                "!",
+                "voxtralrttranscriber",
+                &format!("model-path={}", model()),
+                "threads=1",
+                "!",
+                "srtenc",
+                "!",
+                "filesink",
+                &format!("location={}", srt.display()),
+            ])
+            .env("GST_PLUGIN_PATH", common::plugin_dir())
+            .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
+            .output()
+            .unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cues = std::fs::read_to_string(&srt)
+            .unwrap_or_default()
+            .matches(" --> ")
+            .count();
+        assert!(
+            cues >= 10,
+            "the words before the fault were not pushed ({cues} cues)\n{log}"
+        );
+        (out.status.success(), log)
+    };
+    assert!(!ok, "the pipeline did not fail");
+    assert!(
+        log.contains("fault injected by VOXTRALRT_TEST_FAULT_AFTER_MS"),
+        "{log}"
+    );
+}

@@ -138,14 +138,20 @@ impl Settings {
 
     pub fn transcript_config(&self) -> TranscriptConfig {
         let ms = 1_000_000u64;
-        let interval = u64::from(self.decode_interval_ms);
-        // Leave room in the latency budget for the delay and two decodes.
-        let budget = u64::from(self.latency_ms)
-            .saturating_sub(u64::from(self.delay_ms))
+        let interval = u64::from(self.decode_interval_ms) * ms;
+        // Text about a frame appears once the frame, its look-ahead and the
+        // delay are in.
+        let lookahead =
+            engine::TOKEN_LOOKAHEAD_SAMPLES * 1_000_000_000 / u64::from(engine::SAMPLE_RATE);
+        let delay = u64::from(self.delay_ms) * ms + lookahead;
+        // A held word must leave within the latency: what the delay and two
+        // decodes leave of it is how long to wait for more of the word.
+        let budget = (u64::from(self.latency_ms) * ms)
+            .saturating_sub(delay)
             .saturating_sub(2 * interval);
         TranscriptConfig {
-            delay_ns: u64::from(self.delay_ms) * ms,
-            release_after_ns: budget.max(interval) * ms,
+            delay_ns: delay,
+            release_after_ns: budget.max(interval),
             min_duration_ns: u64::from(engine::FRAME_MS) * ms,
             segmentation: match self.output {
                 OutputMode::Words => Segmentation::Words,

@@ -18,7 +18,7 @@ pub use pool::{ModelLease, ModelPool, IDLE_TIMEOUT};
 pub use samples::{Converted, SampleConverter, SampleFormat};
 pub use stream::{
     validate_delay, AbortHandle, Stream, StreamConfig, StreamState, TextUpdate,
-    DECODE_INTERVAL_RANGE, FRAME_MS,
+    DECODE_INTERVAL_RANGE, FRAME_MS, TOKEN_LOOKAHEAD_SAMPLES,
 };
 
 /// The only sample rate the model takes.

@@ -17,6 +17,12 @@ use super::{log, Error, Model, ModelSpec, SAMPLE_RATE};
 /// Audio the model consumes per generated token.
 pub const FRAME_MS: u32 = 80;
 
+/// Audio that must be in, beyond the delay, before the token of a frame can
+/// be decoded: the 80 ms frame itself and the rest of its last mel window
+/// (15 ms). Measured with the timing fixture (tests/fixtures/README-tone.md):
+/// the token of frame `f` appears once `1280 f + 1520` samples are fed.
+pub const TOKEN_LOOKAHEAD_SAMPLES: u64 = 1520;
+
 /// Checks a transcription delay against the values the model was trained
 /// for: a multiple of 80 ms from 80 to 1200 ms, or 2400 ms.
 pub fn validate_delay(ms: u32) -> Result<u32, Error> {

@@ -32,7 +32,8 @@ pub enum Segmentation {
 /// How timing is derived and when held-back text is let go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TranscriptConfig {
-    /// The model's transcription delay.
+    /// How far the text lags the audio it is about: the model's delay and
+    /// the audio it needs past a frame to decode it.
     pub delay_ns: u64,
     /// A word is normally held until the next word starts (it may still
     /// grow). When no text came for this long after its last character, it

@@ -1,0 +1,288 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Timestamps checked against a model whose output is known: the tone
+//! fixture writes one word "x" for each 80 ms frame holding a 1 kHz tone and
+//! nothing for silence (tests/fixtures/README-tone.md). Being memoryless, it
+//! writes the word of frame f as token f - D, so its words come out exactly
+//! `delay` early: a word for a tone at time t belongs at t - delay.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gst::prelude::*;
+
+const MS: u64 = 1_000_000;
+const FRAME: usize = 1280;
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+const S16_CAPS: &str = "audio/x-raw,format=S16LE,rate=16000,channels=1,layout=interleaved";
+const ALL_DELAYS: [u32; 16] = [
+    80, 160, 240, 320, 400, 480, 560, 640, 720, 800, 880, 960, 1040, 1120, 1200, 2400,
+];
+
+fn tone_model() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/voxtral-rt-tone.gguf")
+        .display()
+        .to_string()
+}
+
+/// Tone bursts of (start frame, frames) on silence; returns the audio and the
+/// tone frames.
+fn bursts(total_frames: usize, bursts: &[(usize, usize)]) -> (Vec<f32>, Vec<usize>) {
+    let mut audio = vec![0.0f32; total_frames * FRAME];
+    let mut frames = Vec::new();
+    for &(start, len) in bursts {
+        for i in start * FRAME..(start + len) * FRAME {
+            audio[i] = 0.5 * (2.0 * std::f32::consts::PI * 1000.0 * i as f32 / 16_000.0).sin();
+        }
+        frames.extend(start..start + len);
+    }
+    (audio, frames)
+}
+
+/// The issue's bursts (at 0.8 s for 240 ms, 2.4 s for 400 ms, 3.2 s for
+/// 800 ms), moved past the delay so the model can answer for all of them.
+fn issue_bursts(delay_ms: u32) -> (Vec<f32>, Vec<usize>) {
+    let d = (delay_ms / 80) as usize;
+    bursts(d + 60, &[(d + 10, 3), (d + 30, 5), (d + 40, 10)])
+}
+
+fn harness(extra: &str, caps: &str) -> gst_check::Harness {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 {extra}",
+        tone_model()
+    ));
+    h.set_src_caps_str(caps);
+    h
+}
+
+fn buffer(samples: &[f32], caps: &str, pts: u64, discont: bool) -> gst::Buffer {
+    let bytes = if caps == S16_CAPS {
+        common::to_s16le(samples)
+    } else {
+        common::to_f32le(samples)
+    };
+    let mut b = gst::Buffer::from_mut_slice(bytes);
+    let bm = b.get_mut().unwrap();
+    bm.set_pts(gst::ClockTime::from_nseconds(pts));
+    if discont {
+        bm.set_flags(gst::BufferFlags::DISCONT);
+    }
+    b
+}
+
+fn word_times(h: &mut gst_check::Harness) -> Vec<u64> {
+    h.push_event(gst::event::Eos::new());
+    let mut times = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        assert_eq!(&*b.map_readable().unwrap(), b"x");
+        times.push(b.pts().unwrap().nseconds());
+    }
+    times
+}
+
+/// Checks one word per tone frame, each within one decode interval of where
+/// the fixture puts it; returns the largest error in ns.
+fn assert_timed(
+    times: &[u64],
+    frames: &[usize],
+    origin: u64,
+    delay_ms: u32,
+    interval_ms: u32,
+) -> u64 {
+    assert_eq!(times.len(), frames.len(), "words {times:?}");
+    let mut worst = 0;
+    for (&t, &f) in times.iter().zip(frames) {
+        let truth = origin + (f as u64 * 80 - u64::from(delay_ms)) * MS;
+        let error = t.abs_diff(truth);
+        assert!(
+            error <= u64::from(interval_ms) * MS,
+            "frame {f}: word at {t}, expected {truth} +- {interval_ms} ms"
+        );
+        worst = worst.max(error);
+    }
+    worst
+}
+
+fn run(delay_ms: u32, interval_ms: u32, caps: &str) -> u64 {
+    let (audio, frames) = issue_bursts(delay_ms);
+    let mut h = harness(
+        &format!("delay={delay_ms} decode-interval={interval_ms}"),
+        caps,
+    );
+    for (i, piece) in audio.chunks(1600).enumerate() {
+        h.push(buffer(piece, caps, i as u64 * 100 * MS, false))
+            .unwrap();
+    }
+    let times = word_times(&mut h);
+    assert_timed(&times, &frames, 0, delay_ms, interval_ms)
+}
+
+#[test]
+fn every_tone_frame_gives_one_word_at_its_time_for_every_delay() {
+    for delay in ALL_DELAYS {
+        let worst = run(delay, 160, F32_CAPS);
+        eprintln!("delay {delay} ms: worst error {} ms", worst / MS);
+    }
+}
+
+#[test]
+fn the_error_stays_within_each_decode_interval() {
+    for interval in [80, 160, 320, 1000] {
+        let worst = run(480, interval, F32_CAPS);
+        eprintln!(
+            "decode-interval {interval} ms: worst error {} ms",
+            worst / MS
+        );
+    }
+}
+
+#[test]
+fn s16_input_is_timed_like_f32() {
+    run(480, 160, S16_CAPS);
+}
+
+#[test]
+fn silence_gives_no_words_and_only_gaps() {
+    let (audio, frames) = bursts(50, &[]);
+    assert!(frames.is_empty());
+    let mut h = harness("", F32_CAPS);
+    h.push(buffer(&audio, F32_CAPS, 0, false)).unwrap();
+    assert!(word_times(&mut h).is_empty());
+    let mut covered = 0;
+    while let Some(e) = h.try_pull_event() {
+        if let gst::EventView::Gap(g) = e.view() {
+            let (pts, d) = g.get();
+            covered = covered.max(pts.nseconds() + d.map_or(0, |d| d.nseconds()));
+        }
+    }
+    assert_eq!(covered, 4000 * MS, "the gaps cover the whole silence");
+}
+
+#[test]
+fn a_non_zero_segment_start_moves_the_words_with_it() {
+    let (audio, frames) = issue_bursts(480);
+    let start = 30_000 * MS;
+    let mut h = harness("", F32_CAPS);
+    let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    segment.set_start(gst::ClockTime::from_nseconds(start));
+    segment.set_base(gst::ClockTime::from_seconds(7));
+    h.push_event(gst::event::Segment::new(&segment));
+    for (i, piece) in audio.chunks(1600).enumerate() {
+        h.push(buffer(piece, F32_CAPS, start + i as u64 * 100 * MS, false))
+            .unwrap();
+    }
+    let times = word_times(&mut h);
+    assert_timed(&times, &frames, start, 480, 160);
+}
+
+#[test]
+fn a_hole_after_a_discont_keeps_the_words_after_it_on_time() {
+    // Between the bursts, 400 ms of input are missing (5 frames); the
+    // element fills them with silence, so the frames after stay in place.
+    let (audio, frames) = issue_bursts(480);
+    let cut = (6 + 20) * FRAME;
+    let hole = 5 * FRAME;
+    let mut h = harness("", F32_CAPS);
+    h.push(buffer(&audio[..cut], F32_CAPS, 0, false)).unwrap();
+    let after = &audio[cut + hole..];
+    h.push(buffer(
+        after,
+        F32_CAPS,
+        ((cut + hole) as u64 * 1000 / 16) * 1000,
+        true,
+    ))
+    .unwrap();
+    let times = word_times(&mut h);
+    assert_timed(&times, &frames, 0, 480, 160);
+}
+
+#[test]
+fn in_a_live_pipeline_each_word_leaves_within_the_latency() {
+    common::init_plugin();
+    let (audio, frames) = issue_bursts(480);
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! fakesink name=out sync=false",
+        tone_model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let clock = gst::SystemClock::obtain();
+    pipeline.use_clock(Some(&clock));
+    let arrivals = Arc::new(Mutex::new(Vec::<(u64, u64)>::new())); // (audio end pts, clock time)
+    let departures = Arc::new(Mutex::new(Vec::<(u64, u64)>::new())); // (word pts, clock time)
+    let t = pipeline.by_name("t").unwrap();
+    for (pad, log) in [("sink", arrivals.clone()), ("src", departures.clone())] {
+        let clock = clock.clone();
+        t.static_pad(pad)
+            .unwrap()
+            .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+                if let Some(b) = info.buffer() {
+                    let end = b.pts().unwrap() + b.duration().unwrap_or(gst::ClockTime::ZERO);
+                    let at = if pad == "sink" { end } else { b.pts().unwrap() };
+                    log.lock()
+                        .unwrap()
+                        .push((at.nseconds(), clock.time().nseconds()));
+                }
+                gst::PadProbeReturn::Ok
+            });
+    }
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = pipeline.by_name("src").unwrap();
+    // Real time: one 80 ms buffer every 80 ms.
+    let started = clock.time();
+    for (i, piece) in audio.chunks(FRAME).enumerate() {
+        let due = started + gst::ClockTime::from_mseconds(80 * i as u64);
+        while clock.time() < due {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(80 * i as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(80));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(30),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .unwrap();
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let arrivals = arrivals.lock().unwrap();
+    let departures = departures.lock().unwrap();
+    assert_eq!(departures.len(), frames.len());
+    let latency = 1500 * MS;
+    let mut worst = 0;
+    for (&(_, left), &f) in departures.iter().zip(&frames) {
+        // The word's audio is its tone frame; it reached the element with
+        // the buffer that ends with that frame.
+        let frame_end = (f as u64 + 1) * 80 * MS;
+        let arrived = arrivals
+            .iter()
+            .find(|(end, _)| *end >= frame_end)
+            .unwrap()
+            .1;
+        let waited = left.saturating_sub(arrived);
+        worst = worst.max(waited);
+        assert!(
+            waited <= latency,
+            "frame {f}: the word left {} ms after its audio",
+            waited / MS
+        );
+    }
+    eprintln!(
+        "worst time from a tone frame's arrival to its word leaving: {} ms",
+        worst / MS
+    );
+}

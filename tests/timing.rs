@@ -35,8 +35,10 @@ fn bursts(total_frames: usize, bursts: &[(usize, usize)]) -> (Vec<f32>, Vec<usiz
     let mut audio = vec![0.0f32; total_frames * FRAME];
     let mut frames = Vec::new();
     for &(start, len) in bursts {
-        for i in start * FRAME..(start + len) * FRAME {
-            audio[i] = 0.5 * (2.0 * std::f32::consts::PI * 1000.0 * i as f32 / 16_000.0).sin();
+        let first = start * FRAME;
+        for (i, sample) in audio[first..(start + len) * FRAME].iter_mut().enumerate() {
+            let n = (first + i) as f32;
+            *sample = 0.5 * (2.0 * std::f32::consts::PI * 1000.0 * n / 16_000.0).sin();
         }
         frames.extend(start..start + len);
     }

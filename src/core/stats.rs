@@ -24,6 +24,9 @@ pub struct Stats {
     /// Engine streams ended before EOS to start a new one (long streams,
     /// long holes in the input, new segments).
     pub stream_restarts: u64,
+    /// Of those, streams restarted because the model wrote nothing for a
+    /// long stretch of sound (it may have ended its stream on its own).
+    pub stopped_model_restarts: u64,
     /// NaN or infinite samples replaced by silence.
     pub sanitized_samples: u64,
     /// Samples dropped because they overlapped audio already received.
@@ -57,6 +60,7 @@ impl Stats {
             .field("lag", self.lag().nseconds())
             .field("words", self.cues)
             .field("stream-restarts", self.stream_restarts)
+            .field("stopped-model-restarts", self.stopped_model_restarts)
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)
             .field("backend", &self.backend)

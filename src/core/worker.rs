@@ -21,9 +21,23 @@ const ALIGNMENT_TOLERANCE_NS: u64 = 40_000_000;
 const IDLE_RELEASE: Duration = Duration::from_millis(50);
 /// Live input that stops coming for this long is blocked, or stalled.
 const LIVE_IDLE_RELEASE: Duration = Duration::from_millis(300);
+/// Sound louder than this (RMS, -40 dBFS) is something the model should
+/// write about, unless it is music or noise.
+const VOICED_RMS: f32 = 0.01;
+/// Sound heard without any text after which the model is taken to have
+/// stopped.
+const STOPPED_MODEL_AFTER_NS: u64 = 8_000_000_000;
 /// Past the maximum stream duration, a pause is waited for at most this long
 /// (or a tenth of the maximum, if that is shorter).
 const RESTART_GRACE_NS: u64 = 30_000_000_000;
+
+fn is_voiced(samples: &[f32]) -> bool {
+    if samples.is_empty() {
+        return false;
+    }
+    let energy: f32 = samples.iter().map(|v| v * v).sum();
+    (energy / samples.len() as f32).sqrt() > VOICED_RMS
+}
 
 fn samples_to_ns(samples: u64) -> u64 {
     samples * 1_000_000_000 / u64::from(SAMPLE_RATE)
@@ -38,6 +52,9 @@ struct Active {
     /// Time (input segment format) of the stream's first sample.
     base: u64,
     transcript: Transcript,
+    /// Audio with sound in it that the model has heard since it last wrote
+    /// text.
+    voiced_without_text_ns: u64,
 }
 
 /// Why the current item's work stopped.
@@ -319,6 +336,7 @@ impl Worker {
         self.active = Some(Active {
             base,
             transcript: Transcript::new(self.transcript_config),
+            voiced_without_text_ns: 0,
         });
         Ok(())
     }
@@ -346,11 +364,12 @@ impl Worker {
         });
         match result {
             Ok(updates) => {
+                let wrote = updates.iter().any(|u| !u.text.is_empty());
                 for update in updates {
                     self.place(&update)?;
                 }
                 self.check_lag();
-                Ok(())
+                self.watch_for_a_stopped_model(samples, wrote)
             }
             Err(_) if injected => {
                 self.fail(&engine::Error::Engine {
@@ -362,6 +381,35 @@ impl Worker {
             }
             Err(err) => Err(self.engine_failure(&err)),
         }
+    }
+
+    /// The library stops decoding a stream for good when the model writes
+    /// its end token mid-stream, and does not say so. A model that has heard
+    /// sound for a long while without writing anything has probably stopped:
+    /// a new stream costs little (in true silence nothing is lost).
+    fn watch_for_a_stopped_model(&mut self, samples: &[f32], wrote: bool) -> Result<(), Stop> {
+        let Some(active) = self.active.as_mut() else {
+            return Ok(());
+        };
+        if wrote {
+            active.voiced_without_text_ns = 0;
+            return Ok(());
+        }
+        if is_voiced(samples) {
+            active.voiced_without_text_ns += samples_to_ns(samples.len() as u64);
+        }
+        if active.voiced_without_text_ns < STOPPED_MODEL_AFTER_NS {
+            return Ok(());
+        }
+        let next_base = active.base + samples_to_ns(self.stream.samples_received());
+        gst::info!(
+            crate::engine::LOG_CAT,
+            "no text for {} s of sound: the model may have ended its stream, starting a new one",
+            STOPPED_MODEL_AFTER_NS / 1_000_000_000
+        );
+        self.inbox.stats().update(|s| s.stopped_model_restarts += 1);
+        self.finish_stream(true)?;
+        self.begin_stream(next_base)
     }
 
     /// Ends the engine stream, handing on every word it still held.

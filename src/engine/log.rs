@@ -15,7 +15,7 @@ use std::sync::{LazyLock, Once};
 
 use transcribe_cpp_sys as ffi;
 
-pub(crate) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+pub static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
         "voxtralrt-engine",
         gst::DebugColorFlags::empty(),

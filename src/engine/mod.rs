@@ -21,6 +21,9 @@ pub use stream::{
     DECODE_INTERVAL_RANGE, FRAME_MS, TOKEN_LOOKAHEAD_SAMPLES,
 };
 
+/// The debug category of the engine, for lines about the engine's behaviour.
+pub use log::CAT as LOG_CAT;
+
 /// The only sample rate the model takes.
 pub const SAMPLE_RATE: u32 = 16_000;
 

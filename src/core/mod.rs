@@ -12,6 +12,7 @@
 
 mod inbox;
 pub mod input;
+pub mod lifecycle;
 mod stats;
 mod worker;
 

@@ -12,9 +12,10 @@ use gst_base::prelude::*;
 use gst_base::subclass::prelude::*;
 
 use super::{FileFormatChoice, MESSAGE_NAME};
-use crate::core::input::{self, AudioInput};
-use crate::core::{Core, Output, Stats, TimedCue};
-use crate::engine::{self, Stream};
+use crate::core::input;
+use crate::core::lifecycle::{stop_core, Lifecycle};
+use crate::core::{Core, Output, TimedCue};
+use crate::engine;
 use crate::settings::{OutputMode, Settings, SettingsCell};
 use crate::transcript::format::{FileCue, FileFormat};
 
@@ -229,45 +230,16 @@ impl Output for SinkOutput {
 }
 
 #[derive(Default)]
-struct State {
-    stream: Option<Stream>,
-    core: Option<Arc<Core>>,
-    input: AudioInput,
-    last_stats: Stats,
-}
-
-#[derive(Default)]
 pub struct Sink {
     settings: SettingsCell,
     sink_settings: Mutex<SinkSettings>,
-    state: Mutex<State>,
+    state: Mutex<Lifecycle>,
     eos: Arc<EosLatch>,
 }
 
 impl Sink {
     fn core(&self) -> Option<Arc<Core>> {
-        self.state.lock().unwrap().core.clone()
-    }
-
-    fn load_model(&self) -> Result<(), gst::StateChangeError> {
-        self.settings.post_pending_warnings(self.obj().upcast_ref());
-        let settings = self.settings.snapshot();
-        match input::open_stream(self.obj().upcast_ref(), &settings) {
-            Ok(stream) => {
-                gst::info!(
-                    CAT,
-                    imp = self,
-                    "model loaded, running on {}",
-                    stream.backend_name()
-                );
-                self.state.lock().unwrap().stream = Some(stream);
-                Ok(())
-            }
-            Err(msg) => {
-                self.post_error_message(msg);
-                Err(gst::StateChangeError)
-            }
-        }
+        self.state.lock().unwrap().core()
     }
 
     fn open_file(&self) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
@@ -376,14 +348,7 @@ impl ObjectImpl for Sink {
                 .to_value(),
             "format" => sink.format.to_value(),
             "post-messages" => sink.post_messages.to_value(),
-            "stats" => {
-                let state = self.state.lock().unwrap();
-                let stats = state
-                    .core
-                    .as_ref()
-                    .map_or_else(|| state.last_stats.clone(), |c| c.stats());
-                stats.to_structure().to_value()
-            }
+            "stats" => self.state.lock().unwrap().stats().to_structure().to_value(),
             _ => self.settings.property(pspec),
         }
     }
@@ -430,11 +395,14 @@ impl ElementImpl for Sink {
         transition: gst::StateChange,
     ) -> Result<gst::StateChangeSuccess, gst::StateChangeError> {
         if transition == gst::StateChange::NullToReady {
-            self.load_model()?;
+            self.state
+                .lock()
+                .unwrap()
+                .load(self.obj().upcast_ref(), &self.settings)?;
         }
         let success = self.parent_change_state(transition)?;
         if transition == gst::StateChange::ReadyToNull {
-            self.state.lock().unwrap().stream = None;
+            self.state.lock().unwrap().unload();
         }
         Ok(success)
     }
@@ -443,28 +411,19 @@ impl ElementImpl for Sink {
 impl BaseSinkImpl for Sink {
     fn start(&self) -> Result<(), gst::ErrorMessage> {
         let settings = self.settings.snapshot();
-        let file = self.open_file()?;
-        let mut state = self.state.lock().unwrap();
-        let stream = state
-            .stream
-            .take()
-            .ok_or_else(|| gst::error_msg!(gst::CoreError::StateChange, ("no model loaded")))?;
-        state.input.reset();
-        let output = self.output(&settings, file);
-        state.core = Some(Arc::new(Core::start(stream, &settings, Box::new(output))));
-        Ok(())
+        let output = self.output(&settings, self.open_file()?);
+        self.state
+            .lock()
+            .unwrap()
+            .start(self.obj().upcast_ref(), &settings, Box::new(output))
     }
 
     fn stop(&self) -> Result<(), gst::ErrorMessage> {
         self.eos.finish(false);
-        let core = self.state.lock().unwrap().core.take();
+        let core = self.state.lock().unwrap().take_core();
         if let Some(core) = core {
-            let stats = core.stats();
-            core.flush_start();
-            let stream = Arc::into_inner(core).and_then(Core::stop);
-            let mut state = self.state.lock().unwrap();
-            state.last_stats = stats;
-            state.stream = stream;
+            let stopped = stop_core(core);
+            self.state.lock().unwrap().stopped(stopped);
         }
         Ok(())
     }
@@ -482,7 +441,7 @@ impl BaseSinkImpl for Sink {
         let sinkpad = self.obj().static_pad("sink").expect("always pad");
         let (core, audio) = {
             let mut state = self.state.lock().unwrap();
-            let core = state.core.clone().ok_or(gst::FlowError::Flushing)?;
+            let core = state.core().ok_or(gst::FlowError::Flushing)?;
             let audio = state.input.take_buffer(&sinkpad, buffer, &core)?;
             (core, audio)
         };

@@ -7,9 +7,10 @@ use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
-use crate::core::input::{self, AudioInput};
-use crate::core::{Core, Output, Stats, TimedCue};
-use crate::engine::{self, Stream};
+use crate::core::input;
+use crate::core::lifecycle::{stop_core, Lifecycle};
+use crate::core::{Core, Output, TimedCue};
+use crate::engine;
 use crate::settings::{Settings, SettingsCell};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
@@ -20,22 +21,11 @@ static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     )
 });
 
-#[derive(Default)]
-struct State {
-    /// The loaded model, between READY and PAUSED.
-    stream: Option<Stream>,
-    /// The running transcription, from PAUSED on.
-    core: Option<Arc<Core>>,
-    input: AudioInput,
-    /// Statistics of the last run, kept after it stopped.
-    last_stats: Stats,
-}
-
 pub struct Transcriber {
     sinkpad: gst::Pad,
     srcpad: gst::Pad,
     settings: SettingsCell,
-    state: Mutex<State>,
+    state: Mutex<Lifecycle>,
 }
 
 /// Delivers the worker's results on the src pad.
@@ -134,7 +124,7 @@ impl Output for SrcOutput {
 
 impl Transcriber {
     fn core(&self) -> Option<Arc<Core>> {
-        self.state.lock().unwrap().core.clone()
+        self.state.lock().unwrap().core()
     }
 
     fn sink_chain(
@@ -144,7 +134,7 @@ impl Transcriber {
     ) -> Result<gst::FlowSuccess, gst::FlowError> {
         let (core, audio) = {
             let mut state = self.state.lock().unwrap();
-            let core = state.core.clone().ok_or(gst::FlowError::Flushing)?;
+            let core = state.core().ok_or(gst::FlowError::Flushing)?;
             let audio = state.input.take_buffer(pad, &buffer, &core)?;
             (core, audio)
         };
@@ -202,53 +192,31 @@ impl Transcriber {
         }
     }
 
-    fn load_model(&self) -> Result<(), gst::StateChangeError> {
-        self.settings.post_pending_warnings(self.obj().upcast_ref());
-        let settings = self.settings.snapshot();
-        match input::open_stream(self.obj().upcast_ref(), &settings) {
-            Ok(stream) => {
-                gst::info!(
-                    CAT,
-                    imp = self,
-                    "model loaded, running on {}",
-                    stream.backend_name()
-                );
-                self.state.lock().unwrap().stream = Some(stream);
-                Ok(())
-            }
-            Err(msg) => {
-                self.post_error_message(msg);
-                Err(gst::StateChangeError)
-            }
-        }
-    }
-
     fn start(&self) -> Result<(), gst::StateChangeError> {
         let settings = self.settings.snapshot();
-        let mut state = self.state.lock().unwrap();
-        let stream = state.stream.take().ok_or(gst::StateChangeError)?;
         let output = SrcOutput {
             element: self.obj().downgrade(),
             srcpad: self.srcpad.clone(),
             language_code: settings.language_code.clone(),
             caps_sent: false,
         };
-        state.input.reset();
-        state.core = Some(Arc::new(Core::start(stream, &settings, Box::new(output))));
-        Ok(())
+        let result =
+            self.state
+                .lock()
+                .unwrap()
+                .start(self.obj().upcast_ref(), &settings, Box::new(output));
+        result.map_err(|msg| {
+            self.post_error_message(msg);
+            gst::StateChangeError
+        })
     }
 
     fn stop(&self) {
-        let core = self.state.lock().unwrap().core.take();
-        let Some(core) = core else { return };
-        let stats = core.stats();
-        // Other threads may hold a reference for a moment (a chain call
-        // returning); stopping through the last one returns the model.
-        core.flush_start();
-        let stream = Arc::into_inner(core).and_then(Core::stop);
-        let mut state = self.state.lock().unwrap();
-        state.last_stats = stats;
-        state.stream = stream;
+        let core = self.state.lock().unwrap().take_core();
+        if let Some(core) = core {
+            let stopped = stop_core(core);
+            self.state.lock().unwrap().stopped(stopped);
+        }
     }
 }
 
@@ -287,7 +255,7 @@ impl ObjectSubclass for Transcriber {
             sinkpad,
             srcpad,
             settings: SettingsCell::default(),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(Lifecycle::default()),
         }
     }
 }
@@ -305,12 +273,7 @@ impl ObjectImpl for Transcriber {
 
     fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
         if pspec.name() == "stats" {
-            let state = self.state.lock().unwrap();
-            let stats = state
-                .core
-                .as_ref()
-                .map_or_else(|| state.last_stats.clone(), |c| c.stats());
-            return stats.to_structure().to_value();
+            return self.state.lock().unwrap().stats().to_structure().to_value();
         }
         self.settings.property(pspec)
     }
@@ -370,14 +333,18 @@ impl ElementImpl for Transcriber {
     ) -> Result<gst::StateChangeSuccess, gst::StateChangeError> {
         gst::debug!(CAT, imp = self, "changing state {transition:?}");
         match transition {
-            gst::StateChange::NullToReady => self.load_model()?,
+            gst::StateChange::NullToReady => self
+                .state
+                .lock()
+                .unwrap()
+                .load(self.obj().upcast_ref(), &self.settings)?,
             gst::StateChange::ReadyToPaused => self.start()?,
             gst::StateChange::PausedToReady => self.stop(),
             _ => {}
         }
         let success = self.parent_change_state(transition)?;
         if transition == gst::StateChange::ReadyToNull {
-            self.state.lock().unwrap().stream = None;
+            self.state.lock().unwrap().unload();
         }
         Ok(success)
     }

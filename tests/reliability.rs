@@ -481,3 +481,52 @@ fn an_engine_fault_mid_stream_pushes_what_came_before_and_errors_cleanly() {
         "{log}"
     );
 }
+
+/// A tone of `freq` over `frames` (80 ms each) of `audio`.
+fn tone_frames(audio: &mut [f32], frames: std::ops::Range<usize>, freq: f32) {
+    let first = frames.start * 1280;
+    for (i, sample) in audio[first..frames.end * 1280].iter_mut().enumerate() {
+        let n = (first + i) as f32;
+        *sample = 0.5 * (2.0 * std::f32::consts::PI * freq * n / 16_000.0).sin();
+    }
+}
+
+#[test]
+fn a_model_that_ends_its_stream_on_its_own_is_restarted() {
+    // The EOS fixture writes "x" per 1 kHz frame and its end token for a
+    // 2 kHz frame, after which the library decodes nothing more in that
+    // stream (tests/fixtures/README-tone-eos.md).
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/voxtral-rt-tone-eos.gguf");
+    let mut audio = vec![0.0f32; 200 * 1280];
+    tone_frames(&mut audio, 10..13, 1000.0);
+    tone_frames(&mut audio, 20..21, 2000.0);
+    tone_frames(&mut audio, 30..190, 1000.0);
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1",
+        model.display()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    let words = finish(&mut h);
+    let stats = stats_of(&h);
+    assert_eq!(stats.get::<u64>("stopped-model-restarts").unwrap(), 1);
+    // The 3 words before the end token, then, after 4 s of tone without
+    // text (50 frames from frame 30), a new stream writes again: all its
+    // frames but the 6 of its prompt.
+    let restart_frame = 30 + 50;
+    assert_eq!(
+        &words[..3].iter().map(|w| w.0.as_str()).collect::<Vec<_>>(),
+        &["x", "x", "x"]
+    );
+    let after: Vec<&(String, u64)> = words[3..].iter().collect();
+    let expected_after = 190 - restart_frame - 6;
+    assert!(
+        after.len().abs_diff(expected_after) <= 2,
+        "{} words after the restart, expected about {expected_after}",
+        after.len()
+    );
+    assert!(after[0].1 >= (restart_frame as u64 * 80 - 480) * 1_000_000);
+    assert!(words.windows(2).all(|w| w[0].1 <= w[1].1));
+}

@@ -26,7 +26,7 @@ const LIVE_IDLE_RELEASE: Duration = Duration::from_millis(300);
 const VOICED_RMS: f32 = 0.01;
 /// Sound heard without any text after which the model is taken to have
 /// stopped.
-const STOPPED_MODEL_AFTER_NS: u64 = 8_000_000_000;
+const STOPPED_MODEL_AFTER_NS: u64 = 4_000_000_000;
 /// Past the maximum stream duration, a pause is waited for at most this long
 /// (or a tenth of the maximum, if that is shorter).
 const RESTART_GRACE_NS: u64 = 30_000_000_000;

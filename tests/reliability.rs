@@ -60,17 +60,7 @@ fn texts(words: &[(String, u64)]) -> String {
 }
 
 fn stats_of(h: &gst_check::Harness) -> gst::Structure {
-    let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
-    let t = bin
-        .iterate_elements()
-        .into_iter()
-        .map(Result::unwrap)
-        .find(|e| {
-            e.factory()
-                .is_some_and(|f| f.name() == "voxtralrttranscriber")
-        })
-        .unwrap();
-    t.property("stats")
+    common::transcriber_in(h).property("stats")
 }
 
 fn vm_rss_kib() -> u64 {

@@ -21,19 +21,6 @@ fn element_line(extra: &str) -> String {
     )
 }
 
-/// The transcriber inside a harness made from a launch line.
-fn transcriber_of(h: &gst_check::Harness) -> gst::Element {
-    let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
-    bin.iterate_elements()
-        .into_iter()
-        .map(Result::unwrap)
-        .find(|e| {
-            e.factory()
-                .is_some_and(|f| f.name() == "voxtralrttranscriber")
-        })
-        .expect("a transcriber in the harness")
-}
-
 fn harness(extra: &str, caps: &str) -> gst_check::Harness {
     common::init_plugin();
     let mut h = gst_check::Harness::new_parse(&element_line(extra));
@@ -214,7 +201,7 @@ fn a_short_hole_after_a_discont_is_filled_and_timed_right() {
         joined(&words),
         expected.split_whitespace().collect::<Vec<_>>().join(" ")
     );
-    let stats = transcriber_of(&h).property::<gst::Structure>("stats");
+    let stats = common::transcriber_in(&h).property::<gst::Structure>("stats");
     assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 0);
 }
 
@@ -230,7 +217,7 @@ fn a_long_hole_ends_the_stream_and_the_next_one_starts_after_it() {
         .set_flags(gst::BufferFlags::DISCONT);
     h.push(after).unwrap();
     let words = finish(&mut h);
-    let stats = transcriber_of(&h).property::<gst::Structure>("stats");
+    let stats = common::transcriber_in(&h).property::<gst::Structure>("stats");
     assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 1);
     let (before, later): (Vec<Word>, Vec<Word>) =
         words.into_iter().partition(|w| w.pts < 5 * SECOND);
@@ -300,7 +287,7 @@ fn a_flush_stops_a_long_decode_and_the_next_stream_works() {
     let flushed_at = Instant::now();
     assert!(h.push_event(gst::event::FlushStart::new()));
     assert!(h.push_event(gst::event::FlushStop::new(true)));
-    let element = transcriber_of(&h);
+    let element = common::transcriber_in(&h);
     let transcribed = element
         .property::<gst::Structure>("stats")
         .get::<u64>("audio-transcribed")

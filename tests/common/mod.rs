@@ -123,3 +123,17 @@ pub fn engine_text(samples: &[f32], delay_ms: u32, decode_interval_ms: u32) -> S
     text.push_str(&stream.finalize().unwrap().text);
     text
 }
+
+/// The voxtralrttranscriber inside a harness made from a launch line.
+pub fn transcriber_in(h: &gst_check::Harness) -> gst::Element {
+    use gst::prelude::*;
+    let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
+    bin.iterate_elements()
+        .into_iter()
+        .map(Result::unwrap)
+        .find(|e| {
+            e.factory()
+                .is_some_and(|f| f.name() == "voxtralrttranscriber")
+        })
+        .expect("a transcriber in the harness")
+}

@@ -520,3 +520,41 @@ fn a_model_that_ends_its_stream_on_its_own_is_restarted() {
     assert!(after[0].1 >= (restart_frame as u64 * 80 - 480) * 1_000_000);
     assert!(words.windows(2).all(|w| w[0].1 <= w[1].1));
 }
+
+#[test]
+fn a_sink_whose_engine_fails_errors_out_and_keeps_the_words_before() {
+    let dir = common::scratch_dir("sink-fault");
+    let srt = dir.join("out.srt");
+    let out = std::process::Command::new("timeout")
+        .args([
+            "60",
+            "gst-launch-1.0",
+            "audiotestsrc",
+            "num-buffers=50",
+            "samplesperbuffer=1600",
+            "!",
+            "audio/x-raw,rate=16000,channels=1",
+            "!",
+            "voxtralrtsink",
+            &format!("model-path={}", model()),
+            "threads=1",
+            &format!("location={}", srt.display()),
+        ])
+        .env("GST_PLUGIN_PATH", common::plugin_dir())
+        .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(out.status.code(), Some(124), "the pipeline hung\n{log}");
+    assert!(!out.status.success(), "the pipeline did not fail\n{log}");
+    assert!(log.contains("fault injected"), "{log}");
+    let cues = std::fs::read_to_string(&srt)
+        .unwrap()
+        .matches(" --> ")
+        .count();
+    assert!(cues >= 10, "only {cues} cues before the fault");
+}

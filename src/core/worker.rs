@@ -135,6 +135,11 @@ impl Worker {
                 self.start_epoch(epoch);
             }
             if self.failed {
+                // Nothing more is transcribed, but EOS still ends the
+                // stream, so that nobody waits for it in vain.
+                if matches!(&item, Item::Event(e) if e.type_() == gst::EventType::Eos) {
+                    self.output.eos();
+                }
                 continue;
             }
             let result = match item {

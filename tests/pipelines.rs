@@ -259,7 +259,7 @@ fn live_input_faster_than_the_model_is_kept_and_warned_about() {
     }
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let bus = pipeline.bus().unwrap();
-    let mut warned = None;
+    let mut warnings = Vec::new();
     loop {
         let msg = bus
             .timed_pop_filtered(
@@ -272,7 +272,7 @@ fn live_input_faster_than_the_model_is_kept_and_warned_about() {
             )
             .expect("neither EOS nor an error");
         match msg.view() {
-            gst::MessageView::Warning(w) => warned = Some(w.error().to_string()),
+            gst::MessageView::Warning(w) => warnings.push(w.error().to_string()),
             gst::MessageView::Eos(_) => break,
             gst::MessageView::Error(e) => panic!("{}", e.error()),
             _ => {}
@@ -283,15 +283,39 @@ fn live_input_faster_than_the_model_is_kept_and_warned_about() {
         .unwrap()
         .property::<gst::Structure>("stats");
     pipeline.set_state(gst::State::Null).unwrap();
-    let warned = warned.expect("no WARNING about the lag");
-    assert!(
-        warned.contains("behind the audio") && warned.contains("500 ms"),
-        "{warned}"
-    );
+    let lag = warnings.iter().find(|w| w.contains("behind the audio"));
+    let lag = lag.unwrap_or_else(|| panic!("no WARNING about the lag: {warnings:?}"));
+    assert!(lag.contains("500 ms"), "{lag}");
     // Nothing was dropped: every sample reached the model.
     assert_eq!(
         stats.get::<u64>("audio-transcribed").unwrap(),
         60_000_000_000
     );
     assert_eq!(stats.get::<u64>("samples-dropped").unwrap(), 0);
+}
+
+#[test]
+fn a_latency_too_small_for_delay_and_decode_interval_is_warned_about() {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "audiotestsrc num-buffers=5 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber model-path={} threads=1 decode-interval=1000 ! fakesink",
+        model()
+    ))
+    .unwrap();
+    pipeline.set_state(gst::State::Paused).unwrap();
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(10),
+            &[gst::MessageType::Warning],
+        )
+        .expect("a WARNING");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let gst::MessageView::Warning(w) = msg.view() else {
+        unreachable!()
+    };
+    // 480 ms delay + 95 ms look-ahead + 2 x 1000 ms.
+    assert!(w.error().to_string().contains("(2575 ms)"), "{}", w.error());
 }

@@ -63,6 +63,20 @@ impl Lifecycle {
         settings: &Settings,
         output: Box<dyn Output>,
     ) -> Result<(), gst::ErrorMessage> {
+        if settings.latency_ms < settings.least_latency_ms() {
+            gst::element_warning!(
+                element,
+                gst::CoreError::Clock,
+                (
+                    "latency {} ms is less than delay {} ms and decode-interval {} ms need ({} ms): \
+                     words can leave later than the latency promised; raise latency",
+                    settings.latency_ms,
+                    settings.delay_ms,
+                    settings.decode_interval_ms,
+                    settings.least_latency_ms()
+                )
+            );
+        }
         let stream = match self.stream.take() {
             Some(stream) => stream,
             // A stop that could not take the model back returned it to the

@@ -424,51 +424,56 @@ fn an_unavailable_backend_is_an_error_at_start() {
     pipeline.set_state(gst::State::Null).unwrap();
 }
 
+/// Runs 5 s of audio into `tail` (which writes SRT to LOCATION) in
+/// gst-launch-1.0 with an engine fault injected after 2 s; returns whether
+/// it succeeded, its output and the number of cues written.
+fn run_with_fault(tail: &str) -> (bool, String, usize) {
+    let srt = common::scratch_dir(&format!("fault-{}", tail.len())).join("out.srt");
+    let tail = tail
+        .replace("MODEL", &model())
+        .replace("LOCATION", &srt.display().to_string());
+    let mut args = vec![
+        "60",
+        "gst-launch-1.0",
+        "audiotestsrc",
+        "num-buffers=50",
+        "samplesperbuffer=1600",
+        "!",
+    ];
+    args.extend(["audio/x-raw,rate=16000,channels=1", "!"]);
+    args.extend(tail.split(' '));
+    let out = std::process::Command::new("timeout")
+        .args(&args)
+        .env("GST_PLUGIN_PATH", common::plugin_dir())
+        .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(out.status.code(), Some(124), "the pipeline hung\n{log}");
+    let cues = std::fs::read_to_string(&srt)
+        .unwrap_or_default()
+        .matches(" --> ")
+        .count();
+    (out.status.success(), log, cues)
+}
+
 #[test]
 fn an_engine_fault_mid_stream_pushes_what_came_before_and_errors_cleanly() {
-    let (ok, log) = {
-        let dir = common::scratch_dir("fault");
-        let srt = dir.join("out.srt");
-        let out = std::process::Command::new("gst-launch-1.0")
-            .args([
-                "audiotestsrc",
-                "num-buffers=50",
-                "samplesperbuffer=1600",
-                "!",
-                "audio/x-raw,rate=16000,channels=1",
-                "!",
-                "voxtralrttranscriber",
-                &format!("model-path={}", model()),
-                "threads=1",
-                "!",
-                "srtenc",
-                "!",
-                "filesink",
-                &format!("location={}", srt.display()),
-            ])
-            .env("GST_PLUGIN_PATH", common::plugin_dir())
-            .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
-            .output()
-            .unwrap();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let cues = std::fs::read_to_string(&srt)
-            .unwrap_or_default()
-            .matches(" --> ")
-            .count();
-        assert!(
-            cues >= 10,
-            "the words before the fault were not pushed ({cues} cues)\n{log}"
-        );
-        (out.status.success(), log)
-    };
-    assert!(!ok, "the pipeline did not fail");
+    let (ok, log, cues) = run_with_fault(
+        "voxtralrttranscriber model-path=MODEL threads=1 ! srtenc ! filesink location=LOCATION",
+    );
+    assert!(!ok, "the pipeline did not fail\n{log}");
     assert!(
         log.contains("fault injected by VOXTRALRT_TEST_FAULT_AFTER_MS"),
         "{log}"
+    );
+    assert!(
+        cues >= 10,
+        "the words before the fault were not pushed ({cues} cues)\n{log}"
     );
 }
 
@@ -523,38 +528,9 @@ fn a_model_that_ends_its_stream_on_its_own_is_restarted() {
 
 #[test]
 fn a_sink_whose_engine_fails_errors_out_and_keeps_the_words_before() {
-    let dir = common::scratch_dir("sink-fault");
-    let srt = dir.join("out.srt");
-    let out = std::process::Command::new("timeout")
-        .args([
-            "60",
-            "gst-launch-1.0",
-            "audiotestsrc",
-            "num-buffers=50",
-            "samplesperbuffer=1600",
-            "!",
-            "audio/x-raw,rate=16000,channels=1",
-            "!",
-            "voxtralrtsink",
-            &format!("model-path={}", model()),
-            "threads=1",
-            &format!("location={}", srt.display()),
-        ])
-        .env("GST_PLUGIN_PATH", common::plugin_dir())
-        .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
-        .output()
-        .unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_ne!(out.status.code(), Some(124), "the pipeline hung\n{log}");
-    assert!(!out.status.success(), "the pipeline did not fail\n{log}");
+    let (ok, log, cues) =
+        run_with_fault("voxtralrtsink model-path=MODEL threads=1 location=LOCATION");
+    assert!(!ok, "the pipeline did not fail\n{log}");
     assert!(log.contains("fault injected"), "{log}");
-    let cues = std::fs::read_to_string(&srt)
-        .unwrap()
-        .matches(" --> ")
-        .count();
     assert!(cues >= 10, "only {cues} cues before the fault");
 }

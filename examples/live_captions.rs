@@ -44,10 +44,7 @@ fn main() {
         model.display(),
         args.number("threads", 0u32, USAGE)
     );
-    let pipeline = gst::parse::launch(&line)
-        .unwrap_or_else(|e| common::fail(USAGE, &e.to_string()))
-        .downcast::<gst::Pipeline>()
-        .unwrap();
+    let pipeline = common::launch(USAGE, &line);
     let started = std::time::Instant::now();
     let result = common::run(&pipeline, |p| {
         if seconds > 0 && started.elapsed().as_secs() >= seconds {

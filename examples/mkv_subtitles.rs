@@ -6,8 +6,6 @@
 
 mod common;
 
-use gst::prelude::*;
-
 const USAGE: &str = "\
 Mux audio and a transcribed subtitle track into Matroska.
 
@@ -37,10 +35,7 @@ fn main() {
         model.display(),
         args.number("threads", 0u32, USAGE)
     );
-    let pipeline = gst::parse::launch(&line)
-        .unwrap_or_else(|e| common::fail(USAGE, &e.to_string()))
-        .downcast::<gst::Pipeline>()
-        .unwrap();
+    let pipeline = common::launch(USAGE, &line);
     match common::run(&pipeline, |_| {}) {
         Ok(()) => eprintln!("wrote {output}"),
         Err(e) => {

@@ -91,6 +91,15 @@ pub fn init() {
     gstvoxtralrt::plugin_register_static().expect("registering the voxtralrt plugin");
 }
 
+/// Builds a pipeline from a launch line, or exits with `usage` and the reason.
+pub fn launch(usage: &str, line: &str) -> gst::Pipeline {
+    use gst::prelude::*;
+    gst::parse::launch(line)
+        .unwrap_or_else(|e| fail(usage, &e.to_string()))
+        .downcast::<gst::Pipeline>()
+        .expect("a launch line with several elements is a pipeline")
+}
+
 /// Runs `pipeline` until EOS or an error; `tick` is called about every
 /// second meanwhile. Returns the error text, if any.
 pub fn run(pipeline: &gst::Pipeline, mut tick: impl FnMut(&gst::Pipeline)) -> Result<(), String> {

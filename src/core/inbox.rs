@@ -21,7 +21,6 @@ pub(crate) enum Item {
     Audio {
         samples: Vec<f32>,
         pts: Option<gst::ClockTime>,
-        discont: bool,
     },
     Event(gst::Event),
 }
@@ -104,7 +103,6 @@ impl Inbox {
         &self,
         samples: Vec<f32>,
         pts: Option<gst::ClockTime>,
-        discont: bool,
         live: bool,
     ) -> Result<gst::FlowSuccess, gst::FlowError> {
         let n = samples.len() as u64;
@@ -122,11 +120,7 @@ impl Inbox {
         state.queued_samples += n;
         let epoch = state.epoch;
         state.items.push_back(Queued {
-            item: Item::Audio {
-                samples,
-                pts,
-                discont,
-            },
+            item: Item::Audio { samples, pts },
             epoch,
         });
         let queued = state.queued_samples;

@@ -50,7 +50,6 @@ pub fn format_of(caps: &gst::CapsRef) -> Result<SampleFormat, String> {
 pub struct Audio {
     pub samples: Vec<f32>,
     pub pts: Option<gst::ClockTime>,
-    pub discont: bool,
     pub live: bool,
 }
 
@@ -104,8 +103,9 @@ impl AudioInput {
             .converter
             .as_mut()
             .ok_or(gst::FlowError::NotNegotiated)?;
-        let discont = buffer.flags().contains(gst::BufferFlags::DISCONT);
-        if discont {
+        // The worker aligns buffers by timestamp; a DISCONT only means a
+        // carried partial sample belongs to nothing.
+        if buffer.flags().contains(gst::BufferFlags::DISCONT) {
             converter.clear();
         }
         let map = buffer.map_readable().map_err(|_| gst::FlowError::Error)?;
@@ -117,7 +117,6 @@ impl AudioInput {
         Ok(Audio {
             samples,
             pts: buffer.pts(),
-            discont,
             live,
         })
     }

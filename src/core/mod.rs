@@ -97,8 +97,7 @@ impl Core {
         if audio.samples.is_empty() {
             return Ok(gst::FlowSuccess::Ok);
         }
-        self.inbox
-            .push_audio(audio.samples, audio.pts, audio.discont, audio.live)
+        self.inbox.push_audio(audio.samples, audio.pts, audio.live)
     }
 
     /// Queues a serialized event (SEGMENT, GAP, EOS, tags, ...).

@@ -81,6 +81,11 @@ impl SharedStats {
         f(&mut self.0.lock().unwrap());
     }
 
+    /// Audio waiting for the model, without copying the rest.
+    pub(crate) fn lag(&self) -> gst::ClockTime {
+        self.0.lock().unwrap().lag()
+    }
+
     pub(crate) fn set_backend(&self, name: &str) {
         self.update(|s| s.backend = name.to_owned());
     }

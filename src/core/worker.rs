@@ -143,11 +143,7 @@ impl Worker {
                 continue;
             }
             let result = match item {
-                Item::Audio {
-                    samples,
-                    pts,
-                    discont,
-                } => self.handle_audio(&samples, pts, discont),
+                Item::Audio { samples, pts } => self.handle_audio(&samples, pts),
                 Item::Event(event) => self.handle_event(event),
             };
             if let Err(stop) = result {
@@ -287,12 +283,7 @@ impl Worker {
         Some(active.base + samples_to_ns(self.stream.samples_received()))
     }
 
-    fn handle_audio(
-        &mut self,
-        samples: &[f32],
-        pts: Option<gst::ClockTime>,
-        discont: bool,
-    ) -> Result<(), Stop> {
+    fn handle_audio(&mut self, samples: &[f32], pts: Option<gst::ClockTime>) -> Result<(), Stop> {
         let mut samples = samples;
         let pts = pts.map(gst::ClockTime::nseconds);
         if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
@@ -308,8 +299,6 @@ impl Worker {
                 let overlap = ns_to_samples(expected - pts).min(samples.len() as u64);
                 self.inbox.stats().update(|s| s.dropped_samples += overlap);
                 samples = &samples[overlap as usize..];
-            } else if discont {
-                // A DISCONT within tolerance: timestamps jitter, samples don't.
             }
         }
         if samples.is_empty() {
@@ -322,15 +311,11 @@ impl Worker {
         }
         // One decode interval at a time, so that the results of a long
         // buffer leave as they come and a restart falls on a decode.
-        for slice in samples.chunks(self.slice_samples()) {
+        for slice in samples.chunks(self.stream_config.interval_samples()) {
             self.feed(slice)?;
             self.restart_if_long()?;
         }
         Ok(())
-    }
-
-    fn slice_samples(&self) -> usize {
-        (self.stream_config.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
     }
 
     fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
@@ -348,7 +333,7 @@ impl Worker {
 
     fn feed_silence(&mut self, ns: u64) -> Result<(), Stop> {
         let silence = vec![0.0f32; ns_to_samples(ns) as usize];
-        for slice in silence.chunks(self.slice_samples()) {
+        for slice in silence.chunks(self.stream_config.interval_samples()) {
             self.feed(slice)?;
         }
         Ok(())
@@ -527,7 +512,7 @@ impl Worker {
         if !self.inbox.is_live() {
             return;
         }
-        let lag = self.inbox.stats().snapshot().lag().nseconds();
+        let lag = self.inbox.stats().lag().nseconds();
         if !self.lag_warned && lag > self.latency_ns {
             self.lag_warned = true;
             self.output.warning(&format!(

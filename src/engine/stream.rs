@@ -56,7 +56,8 @@ impl Default for StreamConfig {
 }
 
 impl StreamConfig {
-    fn interval_samples(&self) -> usize {
+    /// Samples in one decode interval.
+    pub fn interval_samples(&self) -> usize {
         (self.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
     }
 }

@@ -46,6 +46,16 @@ fn audio_buffer(samples: &[f32], caps: &str, pts: Option<u64>) -> gst::Buffer {
     buffer
 }
 
+/// An F32 buffer at `pts` (ns) after missing input: flagged DISCONT.
+fn buffer_after_a_hole(samples: &[f32], pts: u64) -> gst::Buffer {
+    let mut buffer = audio_buffer(samples, F32_CAPS, Some(pts));
+    buffer
+        .get_mut()
+        .unwrap()
+        .set_flags(gst::BufferFlags::DISCONT);
+    buffer
+}
+
 /// Pushes `samples` in buffers of `chunk` samples from `start` (ns).
 fn push_audio(h: &mut gst_check::Harness, samples: &[f32], caps: &str, start: u64, chunk: usize) {
     let mut pos = start;
@@ -184,12 +194,7 @@ fn a_short_hole_after_a_discont_is_filled_and_timed_right() {
     let mut h = harness("", F32_CAPS);
     push_audio(&mut h, &audio, F32_CAPS, 0, 1600);
     // One second of input missing, then DISCONT.
-    let mut after = audio_buffer(&audio, F32_CAPS, Some(3 * SECOND));
-    after
-        .get_mut()
-        .unwrap()
-        .set_flags(gst::BufferFlags::DISCONT);
-    h.push(after).unwrap();
+    h.push(buffer_after_a_hole(&audio, 3 * SECOND)).unwrap();
     let words = finish(&mut h);
     assert_in_order_within(&words, 0, 5 * SECOND);
     // The hole was filled with silence: the engine saw 5 s of audio.
@@ -210,12 +215,7 @@ fn a_long_hole_ends_the_stream_and_the_next_one_starts_after_it() {
     let audio = common::sine(2.0);
     let mut h = harness("", F32_CAPS);
     push_audio(&mut h, &audio, F32_CAPS, 0, 1600);
-    let mut after = audio_buffer(&audio, F32_CAPS, Some(10 * SECOND));
-    after
-        .get_mut()
-        .unwrap()
-        .set_flags(gst::BufferFlags::DISCONT);
-    h.push(after).unwrap();
+    h.push(buffer_after_a_hole(&audio, 10 * SECOND)).unwrap();
     let words = finish(&mut h);
     let stats = common::transcriber_in(&h).property::<gst::Structure>("stats");
     assert_eq!(stats.get::<u64>("stream-restarts").unwrap(), 1);

@@ -287,3 +287,104 @@ fn a_wrong_delay_is_refused_before_the_stream_starts() {
         .unwrap_err();
     assert_eq!(err, Error::InvalidDelay { ms: 100 });
 }
+
+/// What a whole stream wrote: each non-empty text with its audio position,
+/// and the samples from which the stream was taken up after the model ended
+/// it.
+struct Written {
+    texts: Vec<(u64, String)>,
+    resumed_from: Vec<u64>,
+}
+
+fn write_stream(stream: &mut Stream, config: StreamConfig, audio: &[f32], chunk: usize) -> Written {
+    stream.begin(config).unwrap();
+    let mut updates = Vec::new();
+    for piece in audio.chunks(chunk) {
+        updates.extend(stream.feed(piece).unwrap());
+    }
+    assert!(
+        stream.sees_model_end(),
+        "lost sight of the decoder with {config:?}"
+    );
+    updates.push(stream.finalize().unwrap());
+    Written {
+        texts: updates
+            .iter()
+            .filter(|u| !u.text.is_empty())
+            .map(|u| (u.audio_end, u.text.clone()))
+            .collect(),
+        resumed_from: updates.iter().filter_map(|u| u.resumed_from).collect(),
+    }
+}
+
+#[test]
+fn a_stream_the_model_ends_goes_on_as_if_it_had_not_ended() {
+    // The EOS fixture is the tone fixture plus an end token for 2 kHz
+    // frames. Taken up from the token the model ended on, its streams must
+    // write what the tone fixture writes, word for word and position for
+    // position.
+    init();
+    let mut tone =
+        Stream::open(&ModelSpec::new(common::fixture("voxtral-rt-tone.gguf")), 1).unwrap();
+    let mut ending = Stream::open(
+        &ModelSpec::new(common::fixture("voxtral-rt-tone-eos.gguf")),
+        1,
+    )
+    .unwrap();
+    for delay_ms in [80, 480, 2400] {
+        let d = (delay_ms / 80) as usize;
+        let mut audio = vec![0.0f32; 250 * common::FRAME];
+        common::add_tone(&mut audio, 10..13, 1000.0);
+        common::add_tone(&mut audio, 40 + d..41 + d, 2000.0);
+        common::add_tone(&mut audio, 41 + d..53 + d, 1000.0);
+        common::add_tone(&mut audio, 120..130, 1000.0);
+        common::add_tone(&mut audio, 150 + d..151 + d, 2000.0);
+        common::add_tone(&mut audio, 151 + d..160 + d, 1000.0);
+        for decode_interval_ms in [80, 160, 1000, 10_000] {
+            for chunk in [441, audio.len()] {
+                let config = StreamConfig {
+                    delay_ms,
+                    decode_interval_ms,
+                };
+                let expected = write_stream(&mut tone, config, &audio, chunk);
+                let got = write_stream(&mut ending, config, &audio, chunk);
+                assert_eq!(got.texts, expected.texts, "{config:?}, chunks of {chunk}");
+                assert!(expected.resumed_from.is_empty());
+                // The end token is the token of the 2 kHz frame, written
+                // `delay` after it: the new streams start there.
+                let cue_tokens = [40, 150].map(|f| (f * common::FRAME) as u64);
+                assert_eq!(
+                    got.resumed_from, cue_tokens,
+                    "{config:?}, chunks of {chunk}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_decoder_is_followed_on_every_fixture_delay_and_interval() {
+    init();
+    let speech_like = common::sine(12.0);
+    let mut tones = vec![0.0f32; 150 * common::FRAME];
+    common::add_tone(&mut tones, 20..60, 1000.0);
+    for (model, audio) in [
+        ("voxtral-rt-tiny.gguf", &speech_like),
+        ("voxtral-rt-tone.gguf", &tones),
+    ] {
+        let mut stream = Stream::open(&ModelSpec::new(common::fixture(model)), 1).unwrap();
+        for delay_ms in [80, 160, 560, 1200, 2400] {
+            for decode_interval_ms in [40, 110, 160, 333, 2500, 10_000] {
+                let config = StreamConfig {
+                    delay_ms,
+                    decode_interval_ms,
+                };
+                let written = write_stream(&mut stream, config, audio, 1000);
+                assert!(
+                    !written.texts.is_empty(),
+                    "{model} wrote nothing with {config:?}"
+                );
+            }
+        }
+    }
+}

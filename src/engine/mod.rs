@@ -9,6 +9,7 @@ mod gguf;
 mod log;
 mod model;
 mod pool;
+mod progress;
 mod samples;
 mod stream;
 

@@ -5,17 +5,19 @@
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use transcribe_cpp_sys as ffi;
 
 use super::model::engine_error;
 use super::pool::{ModelLease, ModelPool};
+use super::progress::{DecoderProgress, Verdict};
 use super::{log, Error, Model, ModelSpec, SAMPLE_RATE};
 
 /// Audio the model consumes per generated token.
 pub const FRAME_MS: u32 = 80;
+pub(super) const FRAME_SAMPLES: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 1000;
 
 /// Audio that must be in, beyond the delay, before the token of a frame can
 /// be decoded: the 80 ms frame itself and the rest of its last mel window
@@ -66,27 +68,39 @@ impl StreamConfig {
 /// stays set until [`Stream::reset`] or [`Stream::begin`] with
 /// [`AbortHandle::clear`].
 #[derive(Debug, Clone, Default)]
-pub struct AbortHandle(Arc<AtomicBool>);
+pub struct AbortHandle(Arc<AbortFlag>);
+
+#[derive(Debug, Default)]
+struct AbortFlag {
+    aborted: AtomicBool,
+    polls: AtomicU64,
+}
 
 impl AbortHandle {
     pub fn abort(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.aborted.store(true, Ordering::SeqCst);
     }
 
     pub fn is_aborted(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.aborted.load(Ordering::SeqCst)
     }
 
     pub fn clear(&self) {
-        self.0.store(false, Ordering::SeqCst);
+        self.0.aborted.store(false, Ordering::SeqCst);
+    }
+
+    fn polls(&self) -> u64 {
+        self.0.polls.load(Ordering::Relaxed)
     }
 }
 
 unsafe extern "C" fn poll_abort(user_data: *mut c_void) -> bool {
-    // SAFETY: `user_data` is the `AtomicBool` inside the stream's
+    // SAFETY: `user_data` is the `AbortFlag` inside the stream's
     // `AbortHandle`, kept alive by the stream for as long as the callback is
     // installed.
-    unsafe { &*(user_data as *const AtomicBool) }.load(Ordering::SeqCst)
+    let flag = unsafe { &*(user_data as *const AbortFlag) };
+    flag.polls.fetch_add(1, Ordering::Relaxed);
+    flag.aborted.load(Ordering::SeqCst)
 }
 
 /// New text from one decode of the model.
@@ -98,6 +112,10 @@ pub struct TextUpdate {
     pub audio_end: u64,
     /// True for the update of `finalize`, after which no text follows.
     pub is_final: bool,
+    /// Set when the model ended its stream on its own during this decode:
+    /// the stream went on in a new one from this sample (counted like
+    /// `audio_end`), replaying the audio the model had not transcribed.
+    pub resumed_from: Option<u64>,
 }
 
 /// Where the stream is in its life.
@@ -123,6 +141,17 @@ pub struct Stream {
     pending: Vec<f32>,
     /// Samples handed to the library since `begin`.
     fed: u64,
+    /// The sample at which the library's current stream started: after the
+    /// model ends a stream on its own, the stream goes on in a new one.
+    library_start: u64,
+    /// The latest audio fed, from sample `recent_start`, to replay into a
+    /// new stream what the model did not transcribe before it ended.
+    recent: Vec<f32>,
+    recent_start: u64,
+    progress: DecoderProgress,
+    /// Text was returned before the model started a new stream, whose first
+    /// word then needs the space the library trims.
+    space_owed: bool,
     /// Bytes of the library's transcript already returned as text.
     consumed: usize,
     /// The last few consumed bytes, to notice a rewritten transcript.
@@ -159,6 +188,11 @@ impl Stream {
             state: StreamState::Idle,
             pending: Vec::new(),
             fed: 0,
+            library_start: 0,
+            recent: Vec::new(),
+            recent_start: 0,
+            progress: DecoderProgress::new(0),
+            space_owed: false,
             consumed: 0,
             consumed_tail: Vec::new(),
         })
@@ -199,6 +233,20 @@ impl Stream {
     /// Starts a new stream. Any previous stream is dropped unfinished.
     pub fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
         validate_delay(config.delay_ms)?;
+        self.clear_stream_state();
+        self.begin_library_stream(config)?;
+        self.config = config;
+        self.state = StreamState::Active;
+        Ok(())
+    }
+
+    /// Whether the stream notices at once when the model ends it on its own
+    /// (see `progress.rs`); if not, only the text stopping tells.
+    pub fn sees_model_end(&self) -> bool {
+        self.progress.can_see_the_end()
+    }
+
+    fn begin_library_stream(&mut self, config: StreamConfig) -> Result<(), Error> {
         let mut ext =
             std::mem::MaybeUninit::<ffi::transcribe_voxtral_realtime_stream_ext>::zeroed();
         let mut params = std::mem::MaybeUninit::<ffi::transcribe_stream_params>::zeroed();
@@ -215,7 +263,12 @@ impl Stream {
         ext.min_decode_interval_ms = 0;
         params.family = &ext.ext;
         let session = self.session();
-        self.clear_stream_state();
+        self.progress = DecoderProgress::new(u64::from(config.delay_ms / FRAME_MS));
+        if std::env::var_os("VOXTRALRT_TEST_IGNORE_DECODER_POLLS").is_some() {
+            self.progress.ignore_polls();
+        }
+        self.consumed = 0;
+        self.consumed_tail.clear();
         // SAFETY: valid session; params and ext live across the call and are
         // copied by the library before it returns.
         let (status, detail) = log::capture(|| unsafe {
@@ -226,8 +279,6 @@ impl Stream {
             self.state = StreamState::Failed;
             return Err(engine_error("starting the stream", status, detail));
         }
-        self.config = config;
-        self.state = StreamState::Active;
         Ok(())
     }
 
@@ -257,9 +308,11 @@ impl Stream {
     /// and returns the rest of the transcript.
     pub fn finalize(&mut self) -> Result<TextUpdate, Error> {
         self.expect_active()?;
+        let mut text = String::new();
+        let mut resumed_from = None;
         if !self.pending.is_empty() {
             let chunk = std::mem::take(&mut self.pending);
-            self.feed_library(&chunk)?;
+            (text, resumed_from) = self.feed_new_audio(&chunk)?;
         }
         let session = self.session();
         let mut update = new_update();
@@ -268,10 +321,12 @@ impl Stream {
             log::capture(|| unsafe { ffi::transcribe_stream_finalize(session, &mut update) });
         self.check("finishing the stream", status, detail)?;
         self.state = StreamState::Finished;
+        text.push_str(&self.take_text(true));
         Ok(TextUpdate {
-            text: self.take_new_text(true),
+            text,
             audio_end: self.fed,
             is_final: true,
+            resumed_from,
         })
     }
 
@@ -288,6 +343,10 @@ impl Stream {
     fn clear_stream_state(&mut self) {
         self.pending.clear();
         self.fed = 0;
+        self.library_start = 0;
+        self.recent.clear();
+        self.recent_start = 0;
+        self.space_owed = false;
         self.consumed = 0;
         self.consumed_tail.clear();
     }
@@ -307,25 +366,115 @@ impl Stream {
     }
 
     fn decode(&mut self, chunk: &[f32]) -> Result<TextUpdate, Error> {
-        self.feed_library(chunk)?;
+        let (text, resumed_from) = self.feed_new_audio(chunk)?;
         Ok(TextUpdate {
-            text: self.take_new_text(false),
+            text,
             audio_end: self.fed,
             is_final: false,
+            resumed_from,
         })
     }
 
-    fn feed_library(&mut self, chunk: &[f32]) -> Result<(), Error> {
+    /// Feeds audio the stream has not seen, and goes on in a new library
+    /// stream if the model ends this one. Returns the new text and where a
+    /// new stream started, if one did.
+    fn feed_new_audio(&mut self, chunk: &[f32]) -> Result<(String, Option<u64>), Error> {
+        self.remember(chunk);
+        self.fed += chunk.len() as u64;
+        let mut verdict = self.feed_library(chunk)?;
+        let mut text = self.take_text(false);
+        let mut resumed_from = None;
+        while let Verdict::Ended { token } = verdict {
+            text.push_str(&self.take_text(true));
+            let from = self.library_start + token * FRAME_SAMPLES;
+            verdict = self.resume_from(from)?;
+            text.push_str(&self.take_text(false));
+            resumed_from = Some(from);
+        }
+        Ok((text, resumed_from))
+    }
+
+    /// Keeps the latest audio, enough to replay what the model had not yet
+    /// transcribed when it ended a stream: its delay, up to two decode
+    /// intervals and the look-ahead of a token.
+    fn remember(&mut self, chunk: &[f32]) {
+        let keep = (u64::from(self.config.delay_ms / FRAME_MS) + 3) * FRAME_SAMPLES
+            + TOKEN_LOOKAHEAD_SAMPLES
+            + 2 * self.config.interval_samples() as u64;
+        self.recent.extend_from_slice(chunk);
+        let keep = keep as usize;
+        if self.recent.len() > 2 * keep {
+            let drop = self.recent.len() - keep;
+            self.recent.drain(..drop);
+            self.recent_start += drop as u64;
+        }
+    }
+
+    /// Starts a new library stream at sample `from` and replays the audio
+    /// since then into it.
+    fn resume_from(&mut self, from: u64) -> Result<Verdict, Error> {
+        let from = from.min(self.fed);
+        let from = if from < self.recent_start {
+            gst::warning!(
+                log::CAT,
+                "the model ended its stream {} ms further back than the audio kept; that audio \
+                 is not transcribed",
+                (self.recent_start - from) * 1000 / u64::from(SAMPLE_RATE)
+            );
+            self.recent_start
+        } else {
+            from
+        };
+        gst::info!(
+            log::CAT,
+            "the model ended its stream at {} ms; going on in a new stream from there",
+            from * 1000 / u64::from(SAMPLE_RATE)
+        );
+        self.space_owed = self.space_owed || self.consumed > 0;
+        let session = self.session();
+        // SAFETY: valid session, not used by another thread.
+        unsafe { ffi::transcribe_stream_reset(session) };
+        self.begin_library_stream(self.config)?;
+        self.library_start = from;
+        let replay = self.recent[(from - self.recent_start) as usize..].to_vec();
+        if replay.is_empty() {
+            return Ok(Verdict::Decoding);
+        }
+        self.feed_library(&replay)
+    }
+
+    fn feed_library(&mut self, chunk: &[f32]) -> Result<Verdict, Error> {
         debug_assert!(chunk.iter().all(|v| v.is_finite()));
         let session = self.session();
         let mut update = new_update();
+        let polls_before = self.abort.polls();
         // SAFETY: valid session; `chunk` is alive and non-empty.
         let (status, detail) = log::capture(|| unsafe {
             ffi::transcribe_stream_feed(session, chunk.as_ptr(), chunk.len() as i32, &mut update)
         });
         self.check("decoding audio", status, detail)?;
-        self.fed += chunk.len() as u64;
-        Ok(())
+        let polls = self.abort.polls() - polls_before;
+        let could_see = self.progress.can_see_the_end();
+        let verdict = self.progress.after_feed(chunk.len() as u64, polls);
+        if could_see && verdict == Verdict::Blind {
+            warn_blind_once(polls);
+        }
+        Ok(verdict)
+    }
+
+    /// The stream's new text, with the space between streams that the
+    /// library trims.
+    fn take_text(&mut self, last: bool) -> String {
+        let text = self.take_new_text(last);
+        if !self.space_owed || text.is_empty() {
+            return text;
+        }
+        self.space_owed = false;
+        if text.starts_with(char::is_whitespace) {
+            text
+        } else {
+            format!(" {text}")
+        }
     }
 
     fn check(
@@ -373,6 +522,17 @@ impl Stream {
         self.consumed_tail = full[tail_from..self.consumed.min(full.len())].to_vec();
         text
     }
+}
+
+fn warn_blind_once(polls: u64) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        gst::warning!(
+            log::CAT,
+            "this transcribe.cpp polls its abort callback unlike 0.4.1 ({polls} polls in one \
+             feed): the end of a stream by the model is noticed only when its text stops"
+        );
+    });
 }
 
 impl Drop for Stream {

@@ -12,6 +12,26 @@ pub fn tiny_model() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/voxtral-rt-tiny.gguf")
 }
 
+/// A fixture model by file name (see tests/fixtures/README*.md).
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Samples in one 80 ms frame of the model.
+pub const FRAME: usize = 1280;
+
+/// Adds a half-scale sine of `freq` over `frames` (80 ms each) of `audio`:
+/// for the tone fixtures, 1 kHz writes "x" and 2 kHz is the end token.
+pub fn add_tone(audio: &mut [f32], frames: std::ops::Range<usize>, freq: f32) {
+    let first = frames.start * FRAME;
+    for (i, sample) in audio[first..frames.end * FRAME].iter_mut().enumerate() {
+        let n = (first + i) as f32;
+        *sample += 0.5 * (2.0 * std::f32::consts::PI * freq * n / 16_000.0).sin();
+    }
+}
+
 /// `seconds` of a 440 Hz sine at half scale, 16 kHz mono.
 pub fn sine(seconds: f32) -> Vec<f32> {
     let n = (seconds * 16_000.0) as usize;

@@ -477,53 +477,111 @@ fn an_engine_fault_mid_stream_pushes_what_came_before_and_errors_cleanly() {
     );
 }
 
-/// A tone of `freq` over `frames` (80 ms each) of `audio`.
-fn tone_frames(audio: &mut [f32], frames: std::ops::Range<usize>, freq: f32) {
-    let first = frames.start * 1280;
-    for (i, sample) in audio[first..frames.end * 1280].iter_mut().enumerate() {
-        let n = (first + i) as f32;
-        *sample = 0.5 * (2.0 * std::f32::consts::PI * freq * n / 16_000.0).sin();
-    }
+/// 20 s with two end tokens for the EOS fixture, each in the middle of
+/// tone bursts (tests/fixtures/README-tone-eos.md): 1 kHz frames write "x",
+/// a 2 kHz frame is the end token, after which the library decodes nothing
+/// more in that stream. The delay is the default 480 ms (6 frames).
+fn audio_with_two_end_tokens() -> Vec<f32> {
+    let mut audio = vec![0.0f32; 250 * common::FRAME];
+    common::add_tone(&mut audio, 10..13, 1000.0);
+    common::add_tone(&mut audio, 46..47, 2000.0);
+    common::add_tone(&mut audio, 47..80, 1000.0);
+    common::add_tone(&mut audio, 120..150, 1000.0);
+    common::add_tone(&mut audio, 150..151, 2000.0);
+    common::add_tone(&mut audio, 151..200, 1000.0);
+    audio
 }
 
-#[test]
-fn a_model_that_ends_its_stream_on_its_own_is_restarted() {
-    // The EOS fixture writes "x" per 1 kHz frame and its end token for a
-    // 2 kHz frame, after which the library decodes nothing more in that
-    // stream (tests/fixtures/README-tone-eos.md).
-    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/voxtral-rt-tone-eos.gguf");
-    let mut audio = vec![0.0f32; 200 * 1280];
-    tone_frames(&mut audio, 10..13, 1000.0);
-    tone_frames(&mut audio, 20..21, 2000.0);
-    tone_frames(&mut audio, 30..190, 1000.0);
+fn words_of(model: &str, audio: &[f32]) -> (Vec<(String, u64)>, gst::Structure) {
     common::init_plugin();
     let mut h = gst_check::Harness::new_parse(&format!(
         "voxtralrttranscriber model-path={} threads=1",
-        model.display()
+        common::fixture(model).display()
     ));
     h.set_src_caps_str(F32_CAPS);
-    h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
+    for (k, piece) in audio.chunks(1600).enumerate() {
+        let pts = k as u64 * 100_000_000;
+        h.push(buffer(common::to_f32le(piece), Some(pts))).unwrap();
+    }
     let words = finish(&mut h);
-    let stats = stats_of(&h);
-    assert_eq!(stats.get::<u64>("stopped-model-restarts").unwrap(), 1);
-    // The 3 words before the end token, then, after 4 s of tone without
-    // text (50 frames from frame 30), a new stream writes again: all its
-    // frames but the 6 of its prompt.
-    let restart_frame = 30 + 50;
+    (words, stats_of(&h))
+}
+
+#[test]
+fn a_stream_the_model_ends_on_its_own_loses_no_word_at_the_seam() {
+    // The tone fixture writes the same words for the same audio and never
+    // ends a stream: it is what the element must give.
+    let audio = audio_with_two_end_tokens();
+    let (expected, _) = words_of("voxtral-rt-tone.gguf", &audio);
+    let (words, stats) = words_of("voxtral-rt-tone-eos.gguf", &audio);
+    assert_eq!(expected.len(), 3 + 33 + 30 + 49);
     assert_eq!(
-        &words[..3].iter().map(|w| w.0.as_str()).collect::<Vec<_>>(),
-        &["x", "x", "x"]
+        words, expected,
+        "words or timestamps differ at a seam after an end token"
     );
-    let after: Vec<&(String, u64)> = words[3..].iter().collect();
-    let expected_after = 190 - restart_frame - 6;
+    assert_eq!(stats.get::<u64>("model-ended-streams").unwrap(), 2);
+    assert_eq!(stats.get::<u64>("stopped-model-restarts").unwrap(), 0);
+}
+
+/// Writes 16-bit mono 16 kHz WAV.
+fn write_wav(path: &std::path::Path, samples: &[f32]) {
+    let data = common::to_s16le(samples);
+    let mut out = b"RIFF".to_vec();
+    out.extend((36 + data.len() as u32).to_le_bytes());
+    out.extend(b"WAVEfmt ");
+    out.extend(16u32.to_le_bytes());
+    out.extend(1u16.to_le_bytes()); // PCM
+    out.extend(1u16.to_le_bytes()); // mono
+    out.extend(16_000u32.to_le_bytes());
+    out.extend(32_000u32.to_le_bytes());
+    out.extend(2u16.to_le_bytes());
+    out.extend(16u16.to_le_bytes());
+    out.extend(b"data");
+    out.extend((data.len() as u32).to_le_bytes());
+    out.extend(data);
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn without_sight_of_the_end_token_a_model_silent_over_sound_is_restarted() {
+    // The fallback for a transcribe.cpp whose polls the engine does not
+    // know (forced by a test hook, in a process of its own): after 4 s of
+    // sound without text a new stream starts, and the words of those 4 s
+    // are lost.
+    let dir = common::scratch_dir("blind-to-model-end");
+    let (wav, out) = (dir.join("in.wav"), dir.join("out.txt"));
+    let mut audio = vec![0.0f32; 200 * common::FRAME];
+    common::add_tone(&mut audio, 10..13, 1000.0);
+    common::add_tone(&mut audio, 20..21, 2000.0);
+    common::add_tone(&mut audio, 30..190, 1000.0);
+    write_wav(&wav, &audio);
+    let output = std::process::Command::new("gst-launch-1.0")
+        .args(["-q", "filesrc", &format!("location={}", wav.display())])
+        .args(["!", "wavparse", "!", "voxtralrtsink", "threads=1"])
+        .arg(format!(
+            "model-path={}",
+            common::fixture("voxtral-rt-tone-eos.gguf").display()
+        ))
+        .arg(format!("location={}", out.display()))
+        .env("GST_PLUGIN_PATH", common::plugin_dir())
+        .env("VOXTRALRT_TEST_IGNORE_DECODER_POLLS", "1")
+        .env("GST_DEBUG", "voxtralrt-engine:4")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    assert!(log.contains("no text for 4 s of sound"), "{log}");
+    let words = std::fs::read_to_string(&out).unwrap();
+    let words = words.split_whitespace().count();
+    // The 3 words before the end token; then sound is counted per decode
+    // (2 frames): the end-token frame's decode and 24 from frame 30 make
+    // 4 s, so a new stream starts at frame 78 and writes all its frames but
+    // the 6 of its prompt. A decode either way is allowed for.
+    let expected = 3 + (190 - 78 - 6);
     assert!(
-        after.len().abs_diff(expected_after) <= 2,
-        "{} words after the restart, expected about {expected_after}",
-        after.len()
+        words.abs_diff(expected) <= 3,
+        "{words} words, expected about {expected} of the 163 the tone gives"
     );
-    assert!(after[0].1 >= (restart_frame as u64 * 80 - 480) * 1_000_000);
-    assert!(words.windows(2).all(|w| w[0].1 <= w[1].1));
 }
 
 #[test]

@@ -24,8 +24,12 @@ pub struct Stats {
     /// Engine streams ended before EOS to start a new one (long streams,
     /// long holes in the input, new segments).
     pub stream_restarts: u64,
-    /// Of those, streams restarted because the model wrote nothing for a
-    /// long stretch of sound (it may have ended its stream on its own).
+    /// Streams the model ended on its own with its end token, each taken
+    /// up at once by a new one from the token it ended on.
+    pub model_ended_streams: u64,
+    /// Streams restarted because the model wrote nothing for a long
+    /// stretch of sound: the fallback for a library whose end token the
+    /// engine cannot see (counted in `stream_restarts` too).
     pub stopped_model_restarts: u64,
     /// NaN or infinite samples replaced by silence.
     pub sanitized_samples: u64,
@@ -60,6 +64,7 @@ impl Stats {
             .field("lag", self.lag().nseconds())
             .field("words", self.cues)
             .field("stream-restarts", self.stream_restarts)
+            .field("model-ended-streams", self.model_ended_streams)
             .field("stopped-model-restarts", self.stopped_model_restarts)
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)

@@ -374,10 +374,14 @@ impl Worker {
     }
 
     /// The library stops decoding a stream for good when the model writes
-    /// its end token mid-stream, and does not say so. A model that has heard
+    /// its end token mid-stream, and does not say so. The engine normally
+    /// sees it and goes on at once; where it cannot, a model that has heard
     /// sound for a long while without writing anything has probably stopped:
     /// a new stream costs little (in true silence nothing is lost).
     fn watch_for_a_stopped_model(&mut self, samples: &[f32], wrote: bool) -> Result<(), Stop> {
+        if self.stream.sees_model_end() {
+            return Ok(());
+        }
         let Some(active) = self.active.as_mut() else {
             return Ok(());
         };
@@ -442,6 +446,9 @@ impl Worker {
         let Some(active) = self.active.as_mut() else {
             return Ok(());
         };
+        if update.resumed_from.is_some() {
+            self.inbox.stats().update(|s| s.model_ended_streams += 1);
+        }
         let end = samples_to_ns(update.audio_end);
         let placed = if update.is_final {
             active.transcript.finish(&update.text, end)

@@ -173,10 +173,23 @@ fn text_updates_come_once_per_decode_interval_with_their_audio_position() {
     };
     stream.begin(config).unwrap();
     let updates = stream.feed(&common::sine(2.0)).unwrap();
+    // Decodes fall 240 samples past each interval, when a frame's token has
+    // just become decodable (the frame's end plus 15 ms).
     let ends: Vec<u64> = updates.iter().map(|u| u.audio_end).collect();
-    assert_eq!(ends, (1..=6).map(|k| k * 5120).collect::<Vec<_>>());
+    assert_eq!(ends, (1..=6).map(|k| k * 5120 + 240).collect::<Vec<_>>());
+    // The text is about the audio up to the end of the last decoded frame:
+    // the delay (6 frames) and the look-ahead behind.
+    let heard: Vec<u64> = updates.iter().map(|u| u.heard_until).collect();
+    assert_eq!(
+        heard,
+        (1..=6u64)
+            .map(|k| (k * 4).saturating_sub(6) * 1280)
+            .collect::<Vec<_>>()
+    );
     assert_eq!(stream.samples_received(), 32_000);
     assert!(updates.iter().any(|u| !u.text.is_empty()));
+    let last = stream.finalize().unwrap();
+    assert_eq!((last.audio_end, last.heard_until), (32_000, 32_000));
 }
 
 #[test]
@@ -302,18 +315,21 @@ fn write_stream(stream: &mut Stream, config: StreamConfig, audio: &[f32], chunk:
     for piece in audio.chunks(chunk) {
         updates.extend(stream.feed(piece).unwrap());
     }
+    updates.push(stream.finalize().unwrap());
     assert!(
         stream.sees_model_end(),
         "lost sight of the decoder with {config:?}"
     );
-    updates.push(stream.finalize().unwrap());
     Written {
         texts: updates
             .iter()
             .filter(|u| !u.text.is_empty())
             .map(|u| (u.audio_end, u.text.clone()))
             .collect(),
-        resumed_from: updates.iter().filter_map(|u| u.resumed_from).collect(),
+        resumed_from: updates
+            .iter()
+            .flat_map(|u| u.resumed_from.clone())
+            .collect(),
     }
 }
 
@@ -340,6 +356,11 @@ fn a_stream_the_model_ends_goes_on_as_if_it_had_not_ended() {
         common::add_tone(&mut audio, 120..130, 1000.0);
         common::add_tone(&mut audio, 150 + d..151 + d, 2000.0);
         common::add_tone(&mut audio, 151 + d..160 + d, 1000.0);
+        // The last end token is in the final frames: the model writes it
+        // when the stream is finalized.
+        common::add_tone(&mut audio, 230..245, 1000.0);
+        common::add_tone(&mut audio, 245..246, 2000.0);
+        common::add_tone(&mut audio, 246..250, 1000.0);
         for decode_interval_ms in [80, 160, 1000, 10_000] {
             for chunk in [441, audio.len()] {
                 let config = StreamConfig {
@@ -352,7 +373,7 @@ fn a_stream_the_model_ends_goes_on_as_if_it_had_not_ended() {
                 assert!(expected.resumed_from.is_empty());
                 // The end token is the token of the 2 kHz frame, written
                 // `delay` after it: the new streams start there.
-                let cue_tokens = [40, 150].map(|f| (f * common::FRAME) as u64);
+                let cue_tokens = [40, 150, 245 - d].map(|f| (f * common::FRAME) as u64);
                 assert_eq!(
                     got.resumed_from, cue_tokens,
                     "{config:?}, chunks of {chunk}"

@@ -32,6 +32,9 @@ const ENCODER_FRAMES_PER_TOKEN: u64 = 4;
 const ENCODER_BATCH: u64 = 512;
 /// Tokens of the prompt before the delay: BOS and the left padding.
 const PROMPT_TOKENS_BEFORE_DELAY: u64 = 1 + 32;
+/// Silent tokens `finalize` adds after the audio (rounded up to a whole
+/// token) beyond the prompt's: one and ten more.
+const FINAL_PADDING_TOKENS: u64 = 1 + 10;
 
 /// What a feed showed about the decoder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,11 +83,21 @@ impl DecoderProgress {
         !self.blind
     }
 
-    /// Takes the polls of one feed of `samples` samples (not finalize).
+    /// Takes the polls of one feed of `samples` samples.
     pub fn after_feed(&mut self, samples: u64, polls: u64) -> Verdict {
-        let ready_before = self.ready;
         self.fed += samples;
-        self.ready = tokens_ready(self.fed);
+        self.judge(tokens_ready(self.fed), polls)
+    }
+
+    /// Takes the polls of `finalize`, which pads the audio to whole tokens
+    /// and adds silence for the delay and some more.
+    pub fn after_finalize(&mut self, polls: u64) -> Verdict {
+        let padded = self.fed.div_ceil(FRAME_SAMPLES) + FINAL_PADDING_TOKENS;
+        self.judge(self.prompt_tokens - 1 + padded, polls)
+    }
+
+    fn judge(&mut self, ready: u64, polls: u64) -> Verdict {
+        let ready_before = std::mem::replace(&mut self.ready, ready);
         if self.blind {
             return Verdict::Blind;
         }
@@ -93,7 +106,6 @@ impl DecoderProgress {
                 token: self.decoder_polls - 1,
             };
         }
-        let ready = self.ready;
         let expected = self.decoder_polls_for(ready) - self.decoder_polls_for(ready_before);
         let Some(decoder) = polls.checked_sub(other_polls(ready - ready_before)) else {
             return self.go_blind();
@@ -201,6 +213,25 @@ mod tests {
             progress.after_feed(2560, 3),
             Verdict::Ended {
                 token: steps_so_far + 1
+            }
+        );
+    }
+
+    #[test]
+    fn finalize_decodes_the_padding_after_the_audio() {
+        let mut progress = DecoderProgress::new(6);
+        let polls = healthy_polls(&progress, 0, 16_000);
+        assert_eq!(progress.after_feed(16_000, polls), Verdict::Decoding);
+        let steps_so_far = progress.decoder_polls - 1;
+        // 16000 samples round up to 13 tokens; 6 + 1 + 10 silent ones follow.
+        let ready = tokens_ready(16_000);
+        let final_tokens = 32 + 13 + 6 + 1 + 10;
+        let healthy = other_polls(final_tokens - ready) + final_tokens - ready;
+        assert_eq!(progress.clone().after_finalize(healthy), Verdict::Decoding);
+        assert_eq!(
+            progress.after_finalize(healthy - 5),
+            Verdict::Ended {
+                token: steps_so_far + (final_tokens - ready) - 5
             }
         );
     }

@@ -25,6 +25,11 @@ pub(super) const FRAME_SAMPLES: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 100
 /// the token of frame `f` appears once `1280 f + 1520` samples are fed.
 pub const TOKEN_LOOKAHEAD_SAMPLES: u64 = 1520;
 
+/// Decodes fall this far past a whole number of decode intervals: where a
+/// frame's token has just become decodable (its look-ahead past the frame's
+/// end), so no decode waits most of a frame for nothing.
+const DECODE_PHASE_SAMPLES: u64 = TOKEN_LOOKAHEAD_SAMPLES - FRAME_SAMPLES;
+
 /// Checks a transcription delay against the values the model was trained
 /// for: a multiple of 80 ms from 80 to 1200 ms, or 2400 ms.
 pub fn validate_delay(ms: u32) -> Result<u32, Error> {
@@ -110,12 +115,17 @@ pub struct TextUpdate {
     pub text: String,
     /// Samples fed to the stream, in total, when the text was published.
     pub audio_end: u64,
+    /// The end of the audio the text so far is about, counted like
+    /// `audio_end`: the end of the last 80 ms frame the model has decoded
+    /// (the delay and the look-ahead behind `audio_end`), or `audio_end`
+    /// itself after `finalize`.
+    pub heard_until: u64,
     /// True for the update of `finalize`, after which no text follows.
     pub is_final: bool,
-    /// Set when the model ended its stream on its own during this decode:
-    /// the stream went on in a new one from this sample (counted like
+    /// Where the model ended its stream on its own during this decode: each
+    /// time the stream went on in a new one from that sample (counted like
     /// `audio_end`), replaying the audio the model had not transcribed.
-    pub resumed_from: Option<u64>,
+    pub resumed_from: Vec<u64>,
 }
 
 /// Where the stream is in its life.
@@ -287,14 +297,14 @@ impl Stream {
     /// next call.
     pub fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
         self.expect_active()?;
-        let interval = self.config.interval_samples();
         let mut updates = Vec::new();
         let mut rest = samples;
         while !rest.is_empty() {
-            let take = (interval - self.pending.len()).min(rest.len());
+            let due = self.next_decode_at() - self.samples_received();
+            let take = (due as usize).min(rest.len());
             self.pending.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
-            if self.pending.len() == interval {
+            if take as u64 == due {
                 let chunk = std::mem::take(&mut self.pending);
                 updates.push(self.decode(&chunk)?);
                 self.pending = chunk;
@@ -304,27 +314,49 @@ impl Stream {
         Ok(updates)
     }
 
+    /// Where the next decode falls, in samples since `begin`: on the grid of
+    /// decode intervals, shifted by the phase at which tokens are ready.
+    fn next_decode_at(&self) -> u64 {
+        let interval = self.config.interval_samples() as u64;
+        let decodes_done = self.fed.saturating_sub(DECODE_PHASE_SAMPLES) / interval;
+        DECODE_PHASE_SAMPLES + (decodes_done + 1) * interval
+    }
+
+    /// The end of the last frame whose token the model can have decoded:
+    /// the token of frame `k` needs `delay + 1280 k + 1520` samples.
+    fn heard_until(&self) -> u64 {
+        let delay = u64::from(self.config.delay_ms / FRAME_MS) * FRAME_SAMPLES;
+        let fed = self.fed - self.library_start;
+        let frames =
+            (fed + FRAME_SAMPLES).saturating_sub(delay + TOKEN_LOOKAHEAD_SAMPLES) / FRAME_SAMPLES;
+        self.library_start + frames * FRAME_SAMPLES
+    }
+
     /// Ends the stream: decodes what is pending and the model's look-ahead,
     /// and returns the rest of the transcript.
     pub fn finalize(&mut self) -> Result<TextUpdate, Error> {
         self.expect_active()?;
         let mut text = String::new();
-        let mut resumed_from = None;
+        let mut resumed_from = Vec::new();
         if !self.pending.is_empty() {
             let chunk = std::mem::take(&mut self.pending);
             (text, resumed_from) = self.feed_new_audio(&chunk)?;
         }
-        let session = self.session();
-        let mut update = new_update();
-        // SAFETY: valid session with an active stream.
-        let (status, detail) =
-            log::capture(|| unsafe { ffi::transcribe_stream_finalize(session, &mut update) });
-        self.check("finishing the stream", status, detail)?;
+        loop {
+            let verdict = self.finalize_library()?;
+            text.push_str(&self.take_text(true));
+            // A stream taken up anew needs finishing too.
+            let new_streams = self.take_up_where_the_model_ended(verdict, &mut text)?;
+            if new_streams.is_empty() {
+                break;
+            }
+            resumed_from.extend(new_streams);
+        }
         self.state = StreamState::Finished;
-        text.push_str(&self.take_text(true));
         Ok(TextUpdate {
             text,
             audio_end: self.fed,
+            heard_until: self.fed,
             is_final: true,
             resumed_from,
         })
@@ -370,6 +402,7 @@ impl Stream {
         Ok(TextUpdate {
             text,
             audio_end: self.fed,
+            heard_until: self.heard_until(),
             is_final: false,
             resumed_from,
         })
@@ -378,20 +411,36 @@ impl Stream {
     /// Feeds audio the stream has not seen, and goes on in a new library
     /// stream if the model ends this one. Returns the new text and where a
     /// new stream started, if one did.
-    fn feed_new_audio(&mut self, chunk: &[f32]) -> Result<(String, Option<u64>), Error> {
+    fn feed_new_audio(&mut self, chunk: &[f32]) -> Result<(String, Vec<u64>), Error> {
         self.remember(chunk);
         self.fed += chunk.len() as u64;
-        let mut verdict = self.feed_library(chunk)?;
+        let verdict = self.feed_library(chunk)?;
         let mut text = self.take_text(false);
-        let mut resumed_from = None;
+        let resumed_from = self.take_up_where_the_model_ended(verdict, &mut text)?;
+        Ok((text, resumed_from))
+    }
+
+    /// If the model ended its stream, goes on in a new one from the token it
+    /// ended on (again, if it ends that one too), adding the text to `text`.
+    /// Returns where the new streams started. An end token in the
+    /// padding after the audio needs no new stream: nothing is left there.
+    fn take_up_where_the_model_ended(
+        &mut self,
+        mut verdict: Verdict,
+        text: &mut String,
+    ) -> Result<Vec<u64>, Error> {
+        let mut resumed_from = Vec::new();
         while let Verdict::Ended { token } = verdict {
             text.push_str(&self.take_text(true));
             let from = self.library_start + token * FRAME_SAMPLES;
+            if from >= self.fed {
+                break;
+            }
             verdict = self.resume_from(from)?;
             text.push_str(&self.take_text(false));
-            resumed_from = Some(from);
+            resumed_from.push(from);
         }
-        Ok((text, resumed_from))
+        Ok(resumed_from)
     }
 
     /// Keeps the latest audio, enough to replay what the model had not yet
@@ -413,7 +462,6 @@ impl Stream {
     /// Starts a new library stream at sample `from` and replays the audio
     /// since then into it.
     fn resume_from(&mut self, from: u64) -> Result<Verdict, Error> {
-        let from = from.min(self.fed);
         let from = if from < self.recent_start {
             gst::warning!(
                 log::CAT,
@@ -454,12 +502,34 @@ impl Stream {
         });
         self.check("decoding audio", status, detail)?;
         let polls = self.abort.polls() - polls_before;
+        Ok(self.judge(polls, |progress| {
+            progress.after_feed(chunk.len() as u64, polls)
+        }))
+    }
+
+    fn finalize_library(&mut self) -> Result<Verdict, Error> {
+        let session = self.session();
+        let mut update = new_update();
+        let polls_before = self.abort.polls();
+        // SAFETY: valid session with an active stream.
+        let (status, detail) =
+            log::capture(|| unsafe { ffi::transcribe_stream_finalize(session, &mut update) });
+        self.check("finishing the stream", status, detail)?;
+        let polls = self.abort.polls() - polls_before;
+        Ok(self.judge(polls, |progress| progress.after_finalize(polls)))
+    }
+
+    fn judge(
+        &mut self,
+        polls: u64,
+        judge: impl FnOnce(&mut DecoderProgress) -> Verdict,
+    ) -> Verdict {
         let could_see = self.progress.can_see_the_end();
-        let verdict = self.progress.after_feed(chunk.len() as u64, polls);
+        let verdict = judge(&mut self.progress);
         if could_see && verdict == Verdict::Blind {
             warn_blind_once(polls);
         }
-        Ok(verdict)
+        verdict
     }
 
     /// The stream's new text, with the space between streams that the

@@ -140,17 +140,17 @@ impl Settings {
         let ms = 1_000_000u64;
         let interval = u64::from(self.decode_interval_ms) * ms;
         // Text about a frame appears once the frame, its look-ahead and the
-        // delay are in.
+        // delay are in; a word held after that must leave within the
+        // latency.
         let lookahead =
             engine::TOKEN_LOOKAHEAD_SAMPLES * 1_000_000_000 / u64::from(engine::SAMPLE_RATE);
         let delay = u64::from(self.delay_ms) * ms + lookahead;
-        // A held word must leave within the latency: what the delay and two
-        // decodes leave of it is how long to wait for more of the word.
+        // What the delay and two decodes leave of the latency is how long
+        // to wait for more of a word.
         let budget = (u64::from(self.latency_ms) * ms)
             .saturating_sub(delay)
             .saturating_sub(2 * interval);
         TranscriptConfig {
-            delay_ns: delay,
             release_after_ns: budget.max(interval),
             min_duration_ns: u64::from(engine::FRAME_MS) * ms,
             segmentation: match self.output {

@@ -64,11 +64,14 @@ fn a_live_source_gets_an_answer_to_the_latency_query_before_data_flows() {
 
 #[test]
 fn a_live_pipeline_keeps_the_text_stream_moving_with_gaps() {
+    // Silence for the tone fixture: nothing is said, and a synchronised
+    // sink downstream must still see the text stream advance.
     common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
-        "audiotestsrc is-live=true num-buffers=30 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+        "audiotestsrc is-live=true wave=silence num-buffers=30 samplesperbuffer=1600 ! \
+         audio/x-raw,rate=16000,channels=1 ! \
          voxtralrttranscriber name=t model-path={} threads=1 ! fakesink name=sink sync=true",
-        model()
+        common::fixture("voxtral-rt-tone.gguf").display()
     ))
     .unwrap()
     .downcast::<gst::Bin>()
@@ -97,7 +100,7 @@ fn a_live_pipeline_keeps_the_text_stream_moving_with_gaps() {
     pipeline.set_state(gst::State::Null).unwrap();
     assert!(matches!(msg.unwrap().view(), gst::MessageView::Eos(_)));
     let gaps = gaps.lock().unwrap();
-    assert!(!gaps.is_empty(), "no GAP event reached the sink");
+    assert!(gaps.len() >= 10, "{} GAP events reached the sink", gaps.len());
     assert!(
         gaps.windows(2).all(|w| w[0] <= w[1]),
         "gaps out of order: {gaps:?}"

@@ -23,7 +23,6 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let mut transcript = Transcript::new(TranscriptConfig {
-        delay_ns: 480 * MS,
         release_after_ns: u64::from(head % 7 + 1) * 80 * MS,
         min_duration_ns: 80 * MS,
         segmentation,

@@ -446,14 +446,20 @@ impl Worker {
         let Some(active) = self.active.as_mut() else {
             return Ok(());
         };
-        if update.resumed_from.is_some() {
-            self.inbox.stats().update(|s| s.model_ended_streams += 1);
+        if !update.resumed_from.is_empty() {
+            let ended = update.resumed_from.len() as u64;
+            self.inbox
+                .stats()
+                .update(|s| s.model_ended_streams += ended);
         }
-        let end = samples_to_ns(update.audio_end);
         let placed = if update.is_final {
-            active.transcript.finish(&update.text, end)
+            active
+                .transcript
+                .finish(&update.text, samples_to_ns(update.audio_end))
         } else {
-            active.transcript.push(&update.text, end)
+            active
+                .transcript
+                .push(&update.text, samples_to_ns(update.heard_until))
         };
         let base = active.base;
         for item in placed {

@@ -3,13 +3,13 @@
 
 //! Turns the model's text, as it grows, into timed words or caption lines.
 //!
-//! Voxtral Realtime publishes no timestamps. What is known is the audio
-//! position at which each piece of text appeared: the model writes one token
-//! per 80 ms of audio, `delay` behind it. So text that appears once the
-//! stream has received audio up to `p` was spoken in the stretch between the
-//! previous decode and `p - delay`; the characters of a piece are spread over
-//! that stretch in order. At the end of a stream the remaining text covers up
-//! to the end of the audio.
+//! Voxtral Realtime publishes no timestamps. What is known is how far the
+//! audio reaches that each piece of text can be about: the model writes one
+//! token per 80 ms frame, a delay behind it, so the engine knows the end of
+//! the last frame it has decoded. Text that appears with a decode was spoken
+//! between the previous decode's end and this one's; its letters are spread
+//! over that stretch in order (spaces take no time). At the end of a stream
+//! the remaining text covers up to the end of the audio.
 //!
 //! Times here are nanoseconds from the start of one engine stream; the
 //! elements map them onto the pipeline's running time. Nothing in this module
@@ -32,9 +32,6 @@ pub enum Segmentation {
 /// How timing is derived and when held-back text is let go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TranscriptConfig {
-    /// How far the text lags the audio it is about: the model's delay and
-    /// the audio it needs past a frame to decode it.
-    pub delay_ns: u64,
     /// A word is normally held until the next word starts (it may still
     /// grow). When no text came for this long after its last character, it
     /// is let go anyway, so a pause in speech does not hold it back.
@@ -47,7 +44,6 @@ pub struct TranscriptConfig {
 impl Default for TranscriptConfig {
     fn default() -> Self {
         Self {
-            delay_ns: 480_000_000,
             release_after_ns: 480_000_000,
             min_duration_ns: 80_000_000,
             segmentation: Segmentation::Words,
@@ -168,14 +164,13 @@ impl Transcript {
         parts.join(" ")
     }
 
-    /// Places `text`, which appeared once the stream had received audio up
-    /// to `audio_end`, and returns what can be handed on.
-    pub fn push(&mut self, text: &str, audio_end: u64) -> Vec<Output> {
+    /// Places `text`, which is about the audio up to `heard_until`, and
+    /// returns what can be handed on.
+    pub fn push(&mut self, text: &str, heard_until: u64) -> Vec<Output> {
         if self.finished {
             return Vec::new();
         }
-        let until = audio_end.saturating_sub(self.config.delay_ns);
-        self.place(text, until)
+        self.place(text, heard_until)
     }
 
     /// Places the last text of the stream, which covers up to the end of the
@@ -207,15 +202,16 @@ impl Transcript {
         let from = self.covered;
         let to = until.max(from);
         let mut out = Vec::new();
-        let n = text.chars().count() as u64;
-        for (i, ch) in text.chars().enumerate() {
-            let i = i as u64;
-            let t0 = from + (to - from) * i / n;
-            let t1 = from + (to - from) * (i + 1) / n;
+        let letters = text.chars().filter(|c| !c.is_whitespace()).count() as u64;
+        let mut i = 0;
+        for ch in text.chars() {
+            let t0 = from + (to - from) * i / letters.max(1);
             if ch.is_whitespace() {
                 self.close_word(t0, &mut out);
             } else {
+                let t1 = from + (to - from) * (i + 1) / letters;
                 self.add_char(ch, t0, t1, &mut out);
+                i += 1;
             }
         }
         self.covered = to;

@@ -7,7 +7,6 @@ const MS: u64 = 1_000_000;
 
 fn words_config() -> TranscriptConfig {
     TranscriptConfig {
-        delay_ns: 480 * MS,
         release_after_ns: 480 * MS,
         min_duration_ns: 80 * MS,
         segmentation: Segmentation::Words,
@@ -47,11 +46,11 @@ fn assert_well_formed(out: &[Output]) {
 }
 
 #[test]
-fn text_is_placed_delay_behind_the_audio_that_brought_it() {
+fn text_is_placed_over_the_audio_it_is_about() {
     let mut t = Transcript::new(words_config());
-    let mut out = t.push("", 480 * MS);
-    out.extend(t.push("hello", 800 * MS));
-    out.extend(t.push(" world", 1120 * MS));
+    let mut out = t.push("", 0);
+    out.extend(t.push("hello", 320 * MS));
+    out.extend(t.push(" world", 640 * MS));
     assert_eq!(
         cues(&out),
         vec![Cue {
@@ -61,17 +60,27 @@ fn text_is_placed_delay_behind_the_audio_that_brought_it() {
         }]
     );
     // "world" may still grow, so it is held; nothing after its start is
-    // promised as silence.
+    // promised as silence. The space takes no time: it starts at 320 ms.
     assert_eq!(t.held_text(), "world");
-    assert_eq!(t.handed_on(), 320 * MS + (320 * MS) / 6);
+    assert_eq!(t.handed_on(), 320 * MS);
     assert_well_formed(&out);
+}
+
+#[test]
+fn letters_share_the_stretch_and_spaces_take_no_time() {
+    let mut t = Transcript::new(words_config());
+    let mut out = t.push(" ab cd", 400 * MS);
+    out.extend(t.finish("", 400 * MS));
+    let c = cues(&out);
+    assert_eq!((c[0].start, c[0].end), (0, 200 * MS));
+    assert_eq!((c[1].start, c[1].end), (200 * MS, 400 * MS));
 }
 
 #[test]
 fn a_word_split_across_decodes_is_one_word() {
     let mut t = Transcript::new(words_config());
-    let mut out = t.push("vox", 640 * MS);
-    out.extend(t.push("tral is", 720 * MS));
+    let mut out = t.push("vox", 160 * MS);
+    out.extend(t.push("tral is", 240 * MS));
     out.extend(t.finish("", 1000 * MS));
     assert_eq!(texts(&out), vec!["voxtral", "is"]);
     let first = &cues(&out)[0];
@@ -82,7 +91,7 @@ fn a_word_split_across_decodes_is_one_word() {
 #[test]
 fn finishing_hands_on_the_held_word_and_covers_the_audio() {
     let mut t = Transcript::new(words_config());
-    let mut out = t.push("last", 1000 * MS);
+    let mut out = t.push("last", 520 * MS);
     assert!(texts(&out).is_empty());
     out.extend(t.finish(" words", 1500 * MS));
     assert_eq!(texts(&out), vec!["last", "words"]);
@@ -94,7 +103,7 @@ fn finishing_hands_on_the_held_word_and_covers_the_audio() {
 #[test]
 fn silence_is_handed_on_as_gaps() {
     let mut t = Transcript::new(words_config());
-    let out: Vec<Output> = (1..=5).flat_map(|k| t.push("", k * 480 * MS)).collect();
+    let out: Vec<Output> = (0..=4).flat_map(|k| t.push("", k * 480 * MS)).collect();
     assert_eq!(
         out.last(),
         Some(&Output::Gap {
@@ -109,14 +118,14 @@ fn silence_is_handed_on_as_gaps() {
 #[test]
 fn a_word_followed_by_a_pause_is_let_go() {
     let mut t = Transcript::new(words_config());
-    let mut out = t.push("hello", 560 * MS);
+    let mut out = t.push("hello", 80 * MS);
     assert!(texts(&out).is_empty());
     for k in 1..=10 {
-        out.extend(t.push("", (560 + k * 80) * MS));
+        out.extend(t.push("", (80 + k * 80) * MS));
     }
     assert_eq!(texts(&out), vec!["hello"]);
     // Text after the pause is a new word even without a leading space.
-    out.extend(t.push("again", 2000 * MS));
+    out.extend(t.push("again", 1520 * MS));
     out.extend(t.finish("", 2400 * MS));
     assert_eq!(texts(&out), vec!["hello", "again"]);
     assert_well_formed(&out);
@@ -128,7 +137,7 @@ fn held_text_can_be_let_go_when_the_input_stalls() {
         segmentation: Segmentation::Lines { max_chars: 40 },
         ..words_config()
     });
-    let mut out = t.push("one two", 1280 * MS);
+    let mut out = t.push("one two", 800 * MS);
     assert!(texts(&out).is_empty());
     out.extend(t.release_held());
     assert_eq!(texts(&out), vec!["one two"]);
@@ -143,7 +152,7 @@ fn held_text_can_be_let_go_when_the_input_stalls() {
 fn each_cue_lasts_at_least_the_minimum_when_there_is_room() {
     let mut t = Transcript::new(words_config());
     // Two words in one decode of a very short stretch.
-    let mut out = t.push("a b", 520 * MS);
+    let mut out = t.push("a b", 40 * MS);
     out.extend(t.finish("", 2000 * MS));
     let c = cues(&out);
     assert_eq!(texts(&out), vec!["a", "b"]);
@@ -157,7 +166,7 @@ fn lines_are_cut_at_the_character_limit() {
         segmentation: Segmentation::Lines { max_chars: 12 },
         ..words_config()
     });
-    let mut out = t.push("one two three four five", 2000 * MS);
+    let mut out = t.push("one two three four five", 1520 * MS);
     out.extend(t.finish("", 2500 * MS));
     assert_eq!(texts(&out), vec!["one two", "three four", "five"]);
     for cue in cues(&out) {
@@ -172,7 +181,7 @@ fn a_sentence_end_closes_a_line() {
         segmentation: Segmentation::Lines { max_chars: 40 },
         ..words_config()
     });
-    let mut out = t.push("Hi there. How", 2000 * MS);
+    let mut out = t.push("Hi there. How", 1520 * MS);
     assert_eq!(texts(&out), vec!["Hi there."]);
     out.extend(t.finish(" are you?", 3000 * MS));
     assert_eq!(texts(&out), vec!["Hi there.", "How are you?"]);
@@ -185,7 +194,7 @@ fn a_word_longer_than_a_line_is_a_line_of_its_own() {
         segmentation: Segmentation::Lines { max_chars: 5 },
         ..words_config()
     });
-    let mut out = t.push("a extraordinary b", 2000 * MS);
+    let mut out = t.push("a extraordinary b", 1520 * MS);
     out.extend(t.finish("", 2500 * MS));
     assert_eq!(texts(&out), vec!["a", "extraordinary", "b"]);
 }

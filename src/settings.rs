@@ -192,7 +192,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("decode-interval")
                     .nick("Decode interval (ms)")
-                    .blurb("Audio gathered between two decodes of the model. Word timestamps have this precision (measured worst error: 25 ms at 80, 95 ms at 160, 145 ms at 320) and words leave up to this much later. 160 by default: at 80 the engine needs 44% more CPU per second of audio (docs/benchmarks.md) to gain 80 ms")
+                    .blurb("Audio gathered between two decodes of the model. Word timestamps have this precision (measured worst error with a timing fixture: 0 ms at 80, 80 ms at 160, 160 ms at 320) and words leave up to this much later. 160 by default: at 80 the engine needs 44% more CPU per second of audio (docs/benchmarks.md) to gain 80 ms")
                     .minimum(*engine::DECODE_INTERVAL_RANGE.start())
                     .maximum(*engine::DECODE_INTERVAL_RANGE.end())
                     .default_value(d.decode_interval_ms)

@@ -100,7 +100,11 @@ fn a_live_pipeline_keeps_the_text_stream_moving_with_gaps() {
     pipeline.set_state(gst::State::Null).unwrap();
     assert!(matches!(msg.unwrap().view(), gst::MessageView::Eos(_)));
     let gaps = gaps.lock().unwrap();
-    assert!(gaps.len() >= 10, "{} GAP events reached the sink", gaps.len());
+    assert!(
+        gaps.len() >= 10,
+        "{} GAP events reached the sink",
+        gaps.len()
+    );
     assert!(
         gaps.windows(2).all(|w| w[0] <= w[1]),
         "gaps out of order: {gaps:?}"

@@ -14,7 +14,8 @@ use crate::settings::Settings;
 
 use super::stats::SharedStats;
 
-/// Non-live input waits while this much audio is queued.
+/// Non-live input waits once this much audio is queued, until half of it
+/// has been taken: hand-overs between the threads then come in batches.
 const MAX_QUEUED_MS: u64 = 2000;
 
 pub(crate) enum Item {
@@ -50,11 +51,18 @@ struct State {
     flow: Result<gst::FlowSuccess, gst::FlowError>,
     /// The worker is working on something it took from the inbox.
     busy: bool,
+    /// The streaming thread waits for room.
+    producer_waiting: bool,
 }
 
 pub(crate) struct Inbox {
     state: Mutex<State>,
-    changed: Condvar,
+    /// For the worker: something to take, or a stop.
+    work: Condvar,
+    /// For a non-live streaming thread: room in the queue, or a refusal.
+    room: Condvar,
+    /// For `flush_stop`: the worker dropped what it was doing.
+    idle: Condvar,
     abort: AbortHandle,
     stats: SharedStats,
     max_queued_samples: u64,
@@ -74,8 +82,11 @@ impl Inbox {
                 epoch: 0,
                 flow: Ok(gst::FlowSuccess::Ok),
                 busy: false,
+                producer_waiting: false,
             }),
-            changed: Condvar::new(),
+            work: Condvar::new(),
+            room: Condvar::new(),
+            idle: Condvar::new(),
             abort,
             stats: SharedStats::default(),
             max_queued_samples: max_ms * u64::from(SAMPLE_RATE) / 1000,
@@ -108,11 +119,14 @@ impl Inbox {
         let n = samples.len() as u64;
         self.live.store(live, Ordering::Relaxed);
         let mut state = self.state.lock().unwrap();
-        while !live
-            && state.queued_samples >= self.max_queued_samples
-            && Self::refusal(&state).is_none()
-        {
-            state = self.changed.wait(state).unwrap();
+        if !live && state.queued_samples >= self.max_queued_samples {
+            state.producer_waiting = true;
+            while state.queued_samples > self.max_queued_samples / 2
+                && Self::refusal(&state).is_none()
+            {
+                state = self.room.wait(state).unwrap();
+            }
+            state.producer_waiting = false;
         }
         if let Some(err) = Self::refusal(&state) {
             return Err(err);
@@ -129,7 +143,7 @@ impl Inbox {
             s.received_samples += n;
             s.queued_samples = queued;
         });
-        self.changed.notify_all();
+        self.work.notify_one();
         Ok(gst::FlowSuccess::Ok)
     }
 
@@ -141,7 +155,7 @@ impl Inbox {
         let epoch = state.epoch;
         state.items.push_back(Queued { item, epoch });
         drop(state);
-        self.changed.notify_all();
+        self.work.notify_one();
         Ok(gst::FlowSuccess::Ok)
     }
 
@@ -150,7 +164,9 @@ impl Inbox {
         let deadline = idle.map(|d| Instant::now() + d);
         let mut state = self.state.lock().unwrap();
         state.busy = false;
-        self.changed.notify_all();
+        if state.flushing {
+            self.idle.notify_all();
+        }
         loop {
             if state.stopping {
                 return Next::Stopped;
@@ -162,21 +178,25 @@ impl Inbox {
                     }
                     let queued_samples = state.queued_samples;
                     state.busy = true;
+                    let wake_producer =
+                        state.producer_waiting && queued_samples <= self.max_queued_samples / 2;
                     drop(state);
                     self.stats.update(|s| s.queued_samples = queued_samples);
-                    self.changed.notify_all();
+                    if wake_producer {
+                        self.room.notify_one();
+                    }
                     return Next::Item(queued);
                 }
             }
             state = match deadline {
-                None => self.changed.wait(state).unwrap(),
+                None => self.work.wait(state).unwrap(),
                 Some(deadline) => {
                     let now = Instant::now();
                     if now >= deadline {
                         state.busy = true;
                         return Next::Idle;
                     }
-                    self.changed.wait_timeout(state, deadline - now).unwrap().0
+                    self.work.wait_timeout(state, deadline - now).unwrap().0
                 }
             };
         }
@@ -197,7 +217,7 @@ impl Inbox {
             state.queued_samples = 0;
         }
         drop(state);
-        self.changed.notify_all();
+        self.room.notify_all();
     }
 
     pub(crate) fn flush_start(&self) {
@@ -209,7 +229,7 @@ impl Inbox {
         self.abort.abort();
         drop(state);
         self.stats.update(|s| s.queued_samples = 0);
-        self.changed.notify_all();
+        self.notify_everyone();
     }
 
     /// Ends a flush once the worker has dropped what it was doing, so that
@@ -217,13 +237,13 @@ impl Inbox {
     pub(crate) fn flush_stop(&self) {
         let mut state = self.state.lock().unwrap();
         while state.busy && !state.stopping {
-            state = self.changed.wait(state).unwrap();
+            state = self.idle.wait(state).unwrap();
         }
         state.flushing = false;
         state.flow = Ok(gst::FlowSuccess::Ok);
         state.epoch += 1;
         drop(state);
-        self.changed.notify_all();
+        self.work.notify_all();
     }
 
     pub(crate) fn stop(&self) {
@@ -233,6 +253,12 @@ impl Inbox {
         state.queued_samples = 0;
         self.abort.abort();
         drop(state);
-        self.changed.notify_all();
+        self.notify_everyone();
+    }
+
+    fn notify_everyone(&self) {
+        self.work.notify_all();
+        self.room.notify_all();
+        self.idle.notify_all();
     }
 }

@@ -98,8 +98,10 @@ impl DecoderProgress {
 
     fn judge(&mut self, ready: u64, polls: u64) -> Verdict {
         let ready_before = std::mem::replace(&mut self.ready, ready);
-        if self.blind {
-            return Verdict::Blind;
+        if self.blind || ready < ready_before {
+            // Fewer tokens than before: fed after finalize, which the
+            // library refuses; nothing to follow.
+            return self.go_blind();
         }
         if self.ended {
             return Verdict::Ended {
@@ -234,6 +236,33 @@ mod tests {
                 token: steps_so_far + (final_tokens - ready) - 5
             }
         );
+    }
+
+    #[test]
+    fn any_sequence_of_feeds_and_polls_gives_a_verdict() {
+        // A small deterministic generator; the point is that no sequence
+        // panics or names a token beyond what was fed.
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        for _ in 0..2000 {
+            let mut progress = DecoderProgress::new(next(31));
+            for _ in 0..next(40) {
+                let verdict = if next(10) == 0 {
+                    progress.after_finalize(next(200))
+                } else {
+                    progress.after_feed(next(40_000), next(200))
+                };
+                if let Verdict::Ended { token } = verdict {
+                    assert!(
+                        token + progress.prompt_tokens <= progress.ready,
+                        "{progress:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

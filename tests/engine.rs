@@ -310,16 +310,28 @@ struct Written {
 }
 
 fn write_stream(stream: &mut Stream, config: StreamConfig, audio: &[f32], chunk: usize) -> Written {
+    let written = run_stream(stream, config, audio, chunk);
+    assert!(
+        stream.sees_model_end(),
+        "lost sight of the decoder with {config:?}"
+    );
+    written
+}
+
+/// The same for a stream that must not follow the decoder.
+fn write_stream_blind(stream: &mut Stream, audio: &[f32]) -> Written {
+    let written = run_stream(stream, StreamConfig::default(), audio, 1600);
+    assert!(!stream.sees_model_end());
+    written
+}
+
+fn run_stream(stream: &mut Stream, config: StreamConfig, audio: &[f32], chunk: usize) -> Written {
     stream.begin(config).unwrap();
     let mut updates = Vec::new();
     for piece in audio.chunks(chunk) {
         updates.extend(stream.feed(piece).unwrap());
     }
     updates.push(stream.finalize().unwrap());
-    assert!(
-        stream.sees_model_end(),
-        "lost sight of the decoder with {config:?}"
-    );
     Written {
         texts: updates
             .iter()
@@ -408,4 +420,38 @@ fn the_decoder_is_followed_on_every_fixture_delay_and_interval() {
             }
         }
     }
+}
+
+/// A copy of the tiny fixture with one u32 header value changed.
+fn fixture_with(key: &str, value: u32) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(common::tiny_model()).unwrap();
+    let at = bytes
+        .windows(key.len())
+        .position(|w| w == key.as_bytes())
+        .expect("the key is in the header")
+        + key.len();
+    assert_eq!(&bytes[at..at + 4], &4u32.to_le_bytes(), "{key} is a u32");
+    bytes[at + 4..at + 8].copy_from_slice(&value.to_le_bytes());
+    let path = common::scratch_dir(&format!("{key}-{value}")).join("model.gguf");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_model_without_80_ms_frames_is_transcribed_without_following_its_decoder() {
+    // The library loads such a model; the poll count assumes 80 ms tokens,
+    // so the stream must not read end tokens into it.
+    init();
+    for (key, value) in [
+        ("stt.frontend.hop_length", 320),
+        ("stt.voxtral_realtime.projector.audio_length_per_tok", 4),
+    ] {
+        let mut stream = Stream::open(&ModelSpec::new(fixture_with(key, value)), 1).unwrap();
+        assert!(!stream.model().has_80_ms_frames(), "{key}");
+        let written = write_stream_blind(&mut stream, &common::sine(5.0));
+        assert!(written.resumed_from.is_empty(), "{key}");
+        assert!(written.texts.len() > 5, "{key}: {:?}", written.texts);
+    }
+    let stream = open();
+    assert!(stream.model().has_80_ms_frames());
 }

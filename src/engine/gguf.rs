@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! Just enough of the GGUF header to tell the user what a file is before the
-//! library is asked to load it: transcribe.cpp answers "unsupported
-//! architecture" without naming the one it found.
+//! library is asked to load it (transcribe.cpp answers "unsupported
+//! architecture" without naming the one it found), and the few numbers that
+//! fix how long the model's audio frames are, which the library does not
+//! expose.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -20,7 +22,60 @@ pub(crate) enum Header {
     /// The header ends early or holds values no writer produces.
     Damaged(String),
     /// A GGUF file; the architecture if the header names one.
-    Gguf { architecture: Option<String> },
+    Gguf {
+        architecture: Option<String>,
+        frames: FrameGeometry,
+    },
+}
+
+/// The header values that make a model's audio token 80 ms long and say when
+/// its tokens can be decoded (`None` where the header lacks the key).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FrameGeometry {
+    pub sample_rate: Option<u32>,
+    pub hop_length: Option<u32>,
+    pub win_length: Option<u32>,
+    pub audio_length_per_tok: Option<u32>,
+    pub downsample_factor: Option<u32>,
+}
+
+impl FrameGeometry {
+    /// Voxtral Mini 4B Realtime's: 16 kHz, 10 ms mel hop, 25 ms window,
+    /// 8 mel frames per token (80 ms), encoder frames downsampled by 4.
+    pub(crate) const VOXTRAL_REALTIME: FrameGeometry = FrameGeometry {
+        sample_rate: Some(16_000),
+        hop_length: Some(160),
+        win_length: Some(400),
+        audio_length_per_tok: Some(8),
+        downsample_factor: Some(4),
+    };
+
+    /// Whether every value the header has is Voxtral Realtime's.
+    pub(crate) fn is_voxtral_realtime(&self) -> bool {
+        let expected = Self::VOXTRAL_REALTIME;
+        [
+            (self.sample_rate, expected.sample_rate),
+            (self.hop_length, expected.hop_length),
+            (self.win_length, expected.win_length),
+            (self.audio_length_per_tok, expected.audio_length_per_tok),
+            (self.downsample_factor, expected.downsample_factor),
+        ]
+        .iter()
+        .all(|(found, expected)| found.is_none() || found == expected)
+    }
+
+    fn slot(&mut self, key: &str) -> Option<&mut Option<u32>> {
+        match key {
+            "stt.frontend.sample_rate" => Some(&mut self.sample_rate),
+            "stt.frontend.hop_length" => Some(&mut self.hop_length),
+            "stt.frontend.win_length" => Some(&mut self.win_length),
+            "stt.voxtral_realtime.projector.audio_length_per_tok" => {
+                Some(&mut self.audio_length_per_tok)
+            }
+            "stt.voxtral_realtime.projector.downsample_factor" => Some(&mut self.downsample_factor),
+            _ => None,
+        }
+    }
 }
 
 /// Reads the header of `path`. I/O errors are returned as they are, so the
@@ -34,8 +89,11 @@ pub(crate) fn read_header(path: &Path) -> io::Result<Header> {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Header::NotGguf),
         Err(e) => return Err(e),
     }
-    match find_architecture(&mut reader) {
-        Ok(architecture) => Ok(Header::Gguf { architecture }),
+    match read_keys(&mut reader) {
+        Ok((architecture, frames)) => Ok(Header::Gguf {
+            architecture,
+            frames,
+        }),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
             Ok(Header::Damaged("the header ends early".into()))
         }
@@ -111,22 +169,30 @@ fn skip_value(r: &mut impl Read, value_type: u32) -> io::Result<()> {
     }
 }
 
-fn find_architecture(r: &mut impl Read) -> io::Result<Option<String>> {
+const TYPE_U32: u32 = 4;
+const TYPE_STRING: u32 = 8;
+
+fn read_keys(r: &mut impl Read) -> io::Result<(Option<String>, FrameGeometry)> {
     let version = read_u32(r)?;
     if !(2..=3).contains(&version) {
         return Err(invalid("unsupported GGUF version"));
     }
     let _tensor_count = read_u64(r)?;
     let kv_count = read_u64(r)?;
+    let mut architecture = None;
+    let mut frames = FrameGeometry::default();
     for _ in 0..kv_count {
         let key = read_string(r)?;
         let value_type = read_u32(r)?;
-        if key == "general.architecture" && value_type == 8 {
-            return read_string(r).map(Some);
+        if key == "general.architecture" && value_type == TYPE_STRING {
+            architecture = Some(read_string(r)?);
+        } else if let (Some(slot), TYPE_U32) = (frames.slot(&key), value_type) {
+            *slot = Some(read_u32(r)?);
+        } else {
+            skip_value(r, value_type)?;
         }
-        skip_value(r, value_type)?;
     }
-    Ok(None)
+    Ok((architecture, frames))
 }
 
 #[cfg(test)]
@@ -175,9 +241,27 @@ mod tests {
         assert_eq!(
             header_of(&bytes),
             Header::Gguf {
-                architecture: Some("whisper".into())
+                architecture: Some("whisper".into()),
+                frames: FrameGeometry::default(),
             }
         );
+    }
+
+    #[test]
+    fn reads_the_frame_geometry_of_the_fixture() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/voxtral-rt-tiny.gguf");
+        let Header::Gguf { frames, .. } = read_header(&path).unwrap() else {
+            panic!("the fixture is GGUF");
+        };
+        assert_eq!(frames, FrameGeometry::VOXTRAL_REALTIME);
+        assert!(frames.is_voxtral_realtime());
+        let other = FrameGeometry {
+            hop_length: Some(320),
+            ..frames
+        };
+        assert!(!other.is_voxtral_realtime());
+        assert!(FrameGeometry::default().is_voxtral_realtime());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use transcribe_cpp_sys as ffi;
 
-use super::gguf::{self, Header};
+use super::gguf::{self, FrameGeometry, Header};
 use super::{log, Error};
 
 /// The architecture name of Voxtral Realtime GGUF files.
@@ -115,6 +115,7 @@ pub struct Model {
     spec: ModelSpec,
     backend_name: String,
     load_time: Duration,
+    frames: FrameGeometry,
 }
 
 // SAFETY: transcribe.cpp documents model calls as thread-safe; the model is
@@ -128,7 +129,7 @@ impl Model {
     pub fn load(spec: &ModelSpec) -> Result<Model, Error> {
         log::install();
         let path = spec.path.as_path();
-        check_file(path)?;
+        let frames = check_file(path)?;
         check_backend(spec)?;
         let started = Instant::now();
         let ptr = load_file(path, spec)?;
@@ -139,10 +140,27 @@ impl Model {
             spec: spec.clone(),
             backend_name: String::new(),
             load_time: started.elapsed(),
+            frames,
         };
         model.check_stream_support()?;
         model.backend_name = model.query_backend();
+        if !model.has_80_ms_frames() {
+            gst::warning!(
+                log::CAT,
+                "{} does not have Voxtral Realtime's 80 ms audio frames ({:?}): word \
+                 timestamps will be off, and a stream the model ends is noticed only when its \
+                 text stops",
+                path.display(),
+                model.frames
+            );
+        }
         Ok(model)
+    }
+
+    /// Whether the header gives the model Voxtral Realtime's frames, which
+    /// the element's timing and its view of the decoder assume.
+    pub fn has_80_ms_frames(&self) -> bool {
+        self.frames.is_voxtral_realtime()
     }
 
     pub(crate) fn as_ptr(&self) -> *mut ffi::transcribe_model {
@@ -228,8 +246,8 @@ impl Drop for Model {
 }
 
 /// Checks what can be checked without the library, so that each failure gets
-/// a message naming its cause.
-fn check_file(path: &Path) -> Result<(), Error> {
+/// a message naming its cause; returns the frame geometry the header gives.
+fn check_file(path: &Path) -> Result<FrameGeometry, Error> {
     let unreadable = |reason: String| Error::ModelUnreadable {
         path: path.to_owned(),
         reason,
@@ -265,17 +283,20 @@ fn check_file(path: &Path) -> Result<(), Error> {
             path: path.to_owned(),
             detail,
         }),
-        Ok(Header::Gguf { architecture: None }) => Err(Error::NotGguf {
+        Ok(Header::Gguf {
+            architecture: None, ..
+        }) => Err(Error::NotGguf {
             path: path.to_owned(),
             detail: "the header has no general.architecture".into(),
         }),
         Ok(Header::Gguf {
             architecture: Some(arch),
+            ..
         }) if arch != VOXTRAL_REALTIME_ARCH => Err(Error::WrongArchitecture {
             path: path.to_owned(),
             found: arch,
         }),
-        Ok(_) => Ok(()),
+        Ok(Header::Gguf { frames, .. }) => Ok(frames),
     }
 }
 

@@ -274,7 +274,9 @@ impl Stream {
         params.family = &ext.ext;
         let session = self.session();
         self.progress = DecoderProgress::new(u64::from(config.delay_ms / FRAME_MS));
-        if std::env::var_os("VOXTRALRT_TEST_IGNORE_DECODER_POLLS").is_some() {
+        if !self.model().has_80_ms_frames()
+            || std::env::var_os("VOXTRALRT_TEST_IGNORE_DECODER_POLLS").is_some()
+        {
             self.progress.ignore_polls();
         }
         self.consumed = 0;

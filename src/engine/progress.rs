@@ -78,6 +78,13 @@ impl DecoderProgress {
         self.blind = true;
     }
 
+    /// Tokens the decoder has written, if it keeps up (the prompt's, then
+    /// one per decoded frame): also the number of frames of the stream's
+    /// audio it has decoded, since token `k` is about frame `k`.
+    pub fn tokens_due(&self) -> u64 {
+        self.decoder_polls_for(self.ready)
+    }
+
     /// False once the polls disagreed with the library's known behaviour.
     pub fn can_see_the_end(&self) -> bool {
         !self.blind
@@ -180,6 +187,20 @@ mod tests {
         let a = if before == 0 { 0 } else { tokens_ready(before) };
         let b = tokens_ready(after);
         other_polls(b - a) + progress.decoder_polls_for(b) - progress.decoder_polls_for(a)
+    }
+
+    #[test]
+    fn the_frames_due_are_those_whose_token_has_its_look_ahead() {
+        // Frame k's token needs the delay, the frame and 240 samples more.
+        let delay = 6 * FRAME_SAMPLES;
+        for frames in 1..50 {
+            let mut progress = DecoderProgress::new(6);
+            let fed = delay + frames * FRAME_SAMPLES + 240;
+            progress.after_feed(fed - 1, 0);
+            assert_eq!(progress.tokens_due(), frames - 1);
+            progress.after_feed(1, 0);
+            assert_eq!(progress.tokens_due(), frames);
+        }
     }
 
     #[test]

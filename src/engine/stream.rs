@@ -324,14 +324,10 @@ impl Stream {
         DECODE_PHASE_SAMPLES + (decodes_done + 1) * interval
     }
 
-    /// The end of the last frame whose token the model can have decoded:
-    /// the token of frame `k` needs `delay + 1280 k + 1520` samples.
+    /// The end of the last frame whose token the model can have decoded in
+    /// the library's current stream.
     fn heard_until(&self) -> u64 {
-        let delay = u64::from(self.config.delay_ms / FRAME_MS) * FRAME_SAMPLES;
-        let fed = self.fed - self.library_start;
-        let frames =
-            (fed + FRAME_SAMPLES).saturating_sub(delay + TOKEN_LOOKAHEAD_SAMPLES) / FRAME_SAMPLES;
-        self.library_start + frames * FRAME_SAMPLES
+        self.library_start + self.progress.tokens_due() * FRAME_SAMPLES
     }
 
     /// Ends the stream: decodes what is pending and the model's look-ahead,

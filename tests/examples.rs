@@ -36,11 +36,7 @@ fn example(name: &str, args: &[&str]) -> Output {
 }
 
 fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+    common::output_text(output)
 }
 
 #[test]

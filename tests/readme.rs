@@ -45,11 +45,7 @@ fn every_gst_launch_line_of_the_readme_runs() {
             .env("GST_PLUGIN_PATH", common::plugin_dir())
             .output()
             .unwrap();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let log = common::output_text(&out);
         assert!(out.status.success(), "{line}\n{log}");
         assert!(!log.contains("ERROR"), "{line}\n{log}");
     }

@@ -200,16 +200,7 @@ fn after_a_seek_only_words_of_the_new_segment_come() {
     .unwrap()
     .downcast::<gst::Pipeline>()
     .unwrap();
-    let words = Arc::new(Mutex::new(Vec::new()));
-    let seen = words.clone();
-    pipeline
-        .by_name("out")
-        .unwrap()
-        .connect("handoff", false, move |args| {
-            let b = args[1].get::<gst::Buffer>().unwrap();
-            seen.lock().unwrap().push(b.pts().unwrap().nseconds());
-            None
-        });
+    let words = common::handoffs(&pipeline, "out");
     pipeline.set_state(gst::State::Paused).unwrap();
     pipeline.state(gst::ClockTime::from_seconds(10)).0.unwrap();
     pipeline.set_state(gst::State::Playing).unwrap();
@@ -230,7 +221,12 @@ fn after_a_seek_only_words_of_the_new_segment_come() {
         .expect("stalled after the seek");
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     pipeline.set_state(gst::State::Null).unwrap();
-    let words = words.lock().unwrap();
+    let words: Vec<u64> = words
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| b.pts().unwrap().nseconds())
+        .collect();
     assert!(!words.is_empty(), "no words after the seek");
     assert!(
         words.iter().all(|&pts| pts >= 3 * SECOND),
@@ -242,7 +238,7 @@ fn after_a_seek_only_words_of_the_new_segment_come() {
 fn four_elements_on_one_model_path_give_the_words_of_one() {
     common::init_plugin();
     let run = |n: usize| -> Vec<Vec<String>> {
-        let pipelines: Vec<(gst::Pipeline, Arc<Mutex<Vec<String>>>)> = (0..n)
+        let pipelines: Vec<(gst::Pipeline, Arc<Mutex<Vec<gst::Buffer>>>)> = (0..n)
             .map(|_| {
                 let p = gst::parse::launch(&format!(
                     "audiotestsrc num-buffers=20 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
@@ -252,14 +248,7 @@ fn four_elements_on_one_model_path_give_the_words_of_one() {
                 .unwrap()
                 .downcast::<gst::Pipeline>()
                 .unwrap();
-                let words = Arc::new(Mutex::new(Vec::new()));
-                let seen = words.clone();
-                p.by_name("out").unwrap().connect("handoff", false, move |args| {
-                    let b = args[1].get::<gst::Buffer>().unwrap();
-                    let text = String::from_utf8(b.map_readable().unwrap().to_vec()).unwrap();
-                    seen.lock().unwrap().push(text);
-                    None
-                });
+                let words = common::handoffs(&p, "out");
                 (p, words)
             })
             .collect();
@@ -279,7 +268,7 @@ fn four_elements_on_one_model_path_give_the_words_of_one() {
                     .unwrap();
                 assert!(matches!(msg.view(), gst::MessageView::Eos(_)));
                 p.set_state(gst::State::Null).unwrap();
-                words.lock().unwrap().clone()
+                words.lock().unwrap().iter().map(common::text_of).collect()
             })
             .collect()
     };
@@ -448,11 +437,7 @@ fn run_with_fault(tail: &str) -> (bool, String, usize) {
         .env("VOXTRALRT_TEST_FAULT_AFTER_MS", "2000")
         .output()
         .unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let log = common::output_text(&out);
     assert_ne!(out.status.code(), Some(124), "the pipeline hung\n{log}");
     let cues = std::fs::read_to_string(&srt)
         .unwrap_or_default()

@@ -59,23 +59,13 @@ fn transcriber_words() -> Vec<(String, u64)> {
     let pipeline = pipeline(
         "voxtralrttranscriber model-path=MODEL threads=1 ! fakesink name=out signal-handoffs=true",
     );
-    let words = Arc::new(Mutex::new(Vec::new()));
-    let seen = words.clone();
-    pipeline
-        .by_name("out")
-        .unwrap()
-        .connect("handoff", false, move |args| {
-            let buffer = args[1].get::<gst::Buffer>().unwrap();
-            let map = buffer.map_readable().unwrap();
-            let text = String::from_utf8(map.to_vec()).unwrap();
-            seen.lock()
-                .unwrap()
-                .push((text, buffer.pts().unwrap().nseconds()));
-            None
-        });
+    let words = common::handoffs(&pipeline, "out");
     run(&pipeline);
-    let words = words.lock().unwrap().clone();
+    let words = words.lock().unwrap();
     words
+        .iter()
+        .map(|b| (common::text_of(b), b.pts().unwrap().nseconds()))
+        .collect()
 }
 
 #[test]

@@ -119,9 +119,39 @@ pub fn gst_launch(args: &[&str]) -> (bool, String) {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("running gst-launch-1.0");
+    (output.status.success(), output_text(&output))
+}
+
+/// A finished process's stdout and then its stderr, as one text.
+pub fn output_text(output: &std::process::Output) -> String {
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
-    (output.status.success(), text)
+    text
+}
+
+/// Every buffer the fakesink `name` of `pipeline` hands off (it needs
+/// `signal-handoffs=true`), as they come.
+pub fn handoffs(
+    pipeline: &gst::Pipeline,
+    name: &str,
+) -> std::sync::Arc<std::sync::Mutex<Vec<gst::Buffer>>> {
+    use gst::prelude::*;
+    let buffers = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = buffers.clone();
+    pipeline
+        .by_name(name)
+        .expect("the pipeline has the sink")
+        .connect("handoff", false, move |args| {
+            let buffer = args[1].get::<gst::Buffer>().unwrap();
+            seen.lock().unwrap().push(buffer);
+            None
+        });
+    buffers
+}
+
+/// The text of a word buffer.
+pub fn text_of(buffer: &gst::Buffer) -> String {
+    String::from_utf8(buffer.map_readable().unwrap().to_vec()).unwrap()
 }
 
 /// The engine's own text for `samples`, run the way the element runs it.

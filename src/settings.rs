@@ -258,7 +258,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
                     .nick("Statistics")
-                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, model-ended-streams (the model ended its stream on its own; a new one took up from its end token), stopped-model-restarts (only with a transcribe.cpp whose stream end cannot be seen: the model wrote nothing for 4 s of sound and was restarted), samples-sanitized (NaN/Inf replaced by silence), samples-dropped, backend")
+                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, model-ended-streams (the model ended its stream on its own; a new one took up from its end token), stopped-model-restarts (only with a transcribe.cpp whose stream end cannot be seen: the model wrote nothing for 4 s of sound and was restarted), samples-sanitized (NaN/Inf replaced by silence), samples-dropped (overlapping input), samples-dropped-by-seek (queued audio of an old segment that a non-flushing seek cut short), backend")
                     .read_only()
                     .build(),
         ]

@@ -14,9 +14,12 @@ use crate::settings::Settings;
 
 use super::stats::SharedStats;
 
-/// Non-live input waits once this much audio is queued, until half of it
-/// has been taken: hand-overs between the threads then come in batches.
-const MAX_QUEUED_MS: u64 = 2000;
+/// Non-live input waits once this much audio is queued (or four decode
+/// intervals, if more), until half of it has been taken: hand-overs between
+/// the threads then come in batches. Everything queued runs ahead of the
+/// text, and a non-flushing seek's new segment starts after it in running
+/// time, so more would make seeks slow to show.
+const MAX_QUEUED_MS: u64 = 640;
 
 pub(crate) enum Item {
     Audio {
@@ -24,6 +27,16 @@ pub(crate) enum Item {
         pts: Option<gst::ClockTime>,
     },
     Event(gst::Event),
+    /// The SEGMENT of a non-flushing seek, which cuts the old segment short.
+    SeekSegment(gst::Event),
+    /// The element went to PLAYING.
+    Resume,
+}
+
+impl Item {
+    fn is_event(&self, type_: gst::EventType) -> bool {
+        matches!(self, Item::Event(e) if e.type_() == type_)
+    }
 }
 
 /// What the worker gets from [`Inbox::next`].
@@ -53,6 +66,35 @@ struct State {
     busy: bool,
     /// The streaming thread waits for room.
     producer_waiting: bool,
+    /// The seqnum of a non-flushing seek sent upstream, until its SEGMENT
+    /// comes.
+    seek_seqnum: Option<gst::Seqnum>,
+}
+
+impl State {
+    /// Whether `segment` is the one a non-flushing seek brings, cutting the
+    /// old segment short. After a SEGMENT_DONE it is not: that is a
+    /// seamless loop, and the old segment ended whole.
+    fn cuts_the_segment_short(&mut self, segment: &gst::Event) -> bool {
+        if self.seek_seqnum != Some(segment.seqnum()) {
+            return false;
+        }
+        self.seek_seqnum = None;
+        !self
+            .items
+            .iter()
+            .any(|q| q.item.is_event(gst::EventType::SegmentDone))
+    }
+
+    /// The old segment's audio still waiting would only delay the seek (by
+    /// up to the queue's length, played out in real time by a synchronising
+    /// sink): it goes. Returns the samples dropped.
+    fn drop_queued_audio(&mut self) -> u64 {
+        let dropped = self.queued_samples;
+        self.items.retain(|q| !matches!(q.item, Item::Audio { .. }));
+        self.queued_samples = 0;
+        dropped
+    }
 }
 
 pub(crate) struct Inbox {
@@ -83,6 +125,7 @@ impl Inbox {
                 flow: Ok(gst::FlowSuccess::Ok),
                 busy: false,
                 producer_waiting: false,
+                seek_seqnum: None,
             }),
             work: Condvar::new(),
             room: Condvar::new(),
@@ -121,8 +164,11 @@ impl Inbox {
         let mut state = self.state.lock().unwrap();
         if !live && state.queued_samples >= self.max_queued_samples {
             state.producer_waiting = true;
+            // A pending seek needs this thread's stream lock upstream: the
+            // audio it brings back is dropped when the seek's SEGMENT comes.
             while state.queued_samples > self.max_queued_samples / 2
                 && Self::refusal(&state).is_none()
+                && state.seek_seqnum.is_none()
             {
                 state = self.room.wait(state).unwrap();
             }
@@ -152,11 +198,36 @@ impl Inbox {
         if let Some(err) = Self::refusal(&state) {
             return Err(err);
         }
+        let (item, dropped) = match item {
+            Item::Event(e)
+                if e.type_() == gst::EventType::Segment && state.cuts_the_segment_short(&e) =>
+            {
+                (Item::SeekSegment(e), state.drop_queued_audio())
+            }
+            item => (item, 0),
+        };
         let epoch = state.epoch;
         state.items.push_back(Queued { item, epoch });
+        let queued = state.queued_samples;
         drop(state);
+        if dropped > 0 {
+            gst::debug!(
+                crate::engine::LOG_CAT,
+                "a non-flushing seek replaced {dropped} samples of queued audio"
+            );
+            self.stats.update(|s| {
+                s.seek_dropped_samples += dropped;
+                s.queued_samples = queued;
+            });
+            self.room.notify_all();
+        }
         self.work.notify_one();
         Ok(gst::FlowSuccess::Ok)
+    }
+
+    pub(crate) fn expect_seek_segment(&self, seqnum: gst::Seqnum) {
+        self.state.lock().unwrap().seek_seqnum = Some(seqnum);
+        self.room.notify_all();
     }
 
     /// The next item, waiting for one at most `idle` (forever if `None`).

@@ -41,12 +41,20 @@ pub struct TimedCue {
 pub trait Output: Send + 'static {
     /// A word or line.
     fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError>;
-    /// Nothing is said from `pts` for `duration`.
-    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime);
+    /// Nothing is said from `pts` for `duration`. `seqnum` is that of the
+    /// upstream GAP this one answers, if any.
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>);
     /// A serialized event from upstream, in order with the cues.
     fn event(&mut self, event: gst::Event);
-    /// Every cue has been delivered; end of stream.
-    fn eos(&mut self);
+    /// Every cue has been delivered; end of stream. `seqnum` is the
+    /// received EOS's, which the outgoing one must carry.
+    fn eos(&mut self, seqnum: gst::Seqnum);
+    /// A flush dropped everything before: what comes next does not follow
+    /// on from what went out.
+    fn flushed(&mut self) {}
+    /// The pipeline went to PLAYING: a live sink waits for something to
+    /// preroll on before it completes that state change.
+    fn resume(&mut self) {}
     /// The engine failed; the element should post an ERROR message.
     fn error(&mut self, error: &engine::Error);
     /// Something the user should know, for a WARNING message.
@@ -103,6 +111,18 @@ impl Core {
     /// Queues a serialized event (SEGMENT, GAP, EOS, tags, ...).
     pub fn push_event(&self, event: gst::Event) -> Result<gst::FlowSuccess, gst::FlowError> {
         self.inbox.push(Item::Event(event))
+    }
+
+    /// Tells the worker that the pipeline went to PLAYING (in order with
+    /// the data).
+    pub fn resume(&self) {
+        let _ = self.inbox.push(Item::Resume);
+    }
+
+    /// A non-flushing seek with this seqnum went upstream: the SEGMENT it
+    /// brings replaces the audio of the old segment still queued.
+    pub fn expect_seek_segment(&self, seqnum: gst::Seqnum) {
+        self.inbox.expect_seek_segment(seqnum);
     }
 
     /// Drops everything queued and stops the running decode.

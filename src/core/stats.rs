@@ -35,6 +35,9 @@ pub struct Stats {
     pub sanitized_samples: u64,
     /// Samples dropped because they overlapped audio already received.
     pub dropped_samples: u64,
+    /// Queued samples of an old segment that a non-flushing seek's new
+    /// segment replaced before they were transcribed.
+    pub seek_dropped_samples: u64,
     /// The backend the model runs on.
     pub backend: String,
 }
@@ -68,6 +71,7 @@ impl Stats {
             .field("stopped-model-restarts", self.stopped_model_restarts)
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)
+            .field("samples-dropped-by-seek", self.seek_dropped_samples)
             .field("backend", &self.backend)
             .build()
     }

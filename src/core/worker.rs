@@ -137,14 +137,26 @@ impl Worker {
             if self.failed {
                 // Nothing more is transcribed, but EOS still ends the
                 // stream, so that nobody waits for it in vain.
-                if matches!(&item, Item::Event(e) if e.type_() == gst::EventType::Eos) {
-                    self.output.eos();
+                if let Item::Event(e) = &item {
+                    if e.type_() == gst::EventType::Eos {
+                        self.output.eos(e.seqnum());
+                    }
                 }
                 continue;
             }
             let result = match item {
                 Item::Audio { samples, pts } => self.handle_audio(&samples, pts),
                 Item::Event(event) => self.handle_event(event),
+                Item::SeekSegment(event) => {
+                    // The words still to come are about audio before the
+                    // seek position, which a seek leaves behind.
+                    self.drop_stream();
+                    self.handle_event(event)
+                }
+                Item::Resume => {
+                    self.output.resume();
+                    Ok(())
+                }
             };
             if let Err(stop) = result {
                 self.stop_work(stop);
@@ -196,8 +208,11 @@ impl Worker {
         }
         if self.owe_gap {
             self.owe_gap = false;
-            self.output
-                .gap(self.output_time(base + handed_on), gst::ClockTime::ZERO);
+            self.output.gap(
+                self.output_time(base + handed_on),
+                gst::ClockTime::ZERO,
+                None,
+            );
         }
         Ok(())
     }
@@ -207,6 +222,7 @@ impl Worker {
         self.epoch = epoch;
         self.failed = false;
         self.drop_stream();
+        self.output.flushed();
     }
 
     fn drop_stream(&mut self) {
@@ -233,14 +249,25 @@ impl Worker {
                     }
                 }
                 self.output.event(event);
+                self.mark_segment_start();
             }
             gst::EventView::Gap(e) => {
                 let (pts, duration) = e.get();
-                self.handle_gap(pts.nseconds(), duration.map(gst::ClockTime::nseconds))?;
+                self.handle_gap(
+                    pts.nseconds(),
+                    duration.map(gst::ClockTime::nseconds),
+                    e.seqnum(),
+                )?;
             }
-            gst::EventView::Eos(_) => {
+            gst::EventView::SegmentDone(_) => {
+                // The segment's audio is complete (a segment seek, often a
+                // loop): its last words come out before the event does.
                 self.finish_stream(false)?;
-                self.output.eos();
+                self.output.event(event);
+            }
+            gst::EventView::Eos(e) => {
+                self.finish_stream(false)?;
+                self.output.eos(e.seqnum());
             }
             _ => self.output.event(event),
         }
@@ -249,7 +276,12 @@ impl Worker {
 
     /// Upstream says nothing comes for a while: silence for the model if the
     /// hole is short, else the end of the engine stream.
-    fn handle_gap(&mut self, pts: u64, duration: Option<u64>) -> Result<(), Stop> {
+    fn handle_gap(
+        &mut self,
+        pts: u64,
+        duration: Option<u64>,
+        seqnum: gst::Seqnum,
+    ) -> Result<(), Stop> {
         let end = pts + duration.unwrap_or(0);
         match self.expected_position() {
             Some(expected) if end <= expected + ALIGNMENT_TOLERANCE_NS => Ok(()),
@@ -258,21 +290,36 @@ impl Worker {
             }
             Some(_) => {
                 self.finish_stream(true)?;
-                self.pass_gap(pts, end);
+                self.pass_gap(pts, end, Some(seqnum));
                 Ok(())
             }
             None => {
-                self.pass_gap(pts, end);
+                self.pass_gap(pts, end, Some(seqnum));
                 Ok(())
             }
         }
     }
 
-    fn pass_gap(&mut self, start: u64, end: u64) {
+    fn pass_gap(&mut self, start: u64, end: u64, seqnum: Option<gst::Seqnum>) {
         if end > start {
             self.output.gap(
                 self.output_time(start),
                 gst::ClockTime::from_nseconds(end - start),
+                seqnum,
+            );
+        }
+    }
+
+    /// Nothing is said yet where the new segment starts: downstream can
+    /// preroll at once instead of waiting for the first word, which comes
+    /// a delay and a decode later (long, for a live sink that must preroll
+    /// before PLAYING completes).
+    fn mark_segment_start(&mut self) {
+        if let Some(start) = self.segment.start() {
+            self.output.gap(
+                self.output_time(start.nseconds()),
+                gst::ClockTime::ZERO,
+                None,
             );
         }
     }
@@ -293,7 +340,7 @@ impl Worker {
                     self.feed_silence(hole)?;
                 } else {
                     self.finish_stream(true)?;
-                    self.pass_gap(expected, pts);
+                    self.pass_gap(expected, pts, None);
                 }
             } else if pts + ALIGNMENT_TOLERANCE_NS < expected {
                 let overlap = ns_to_samples(expected - pts).min(samples.len() as u64);
@@ -478,6 +525,7 @@ impl Worker {
                 self.output.gap(
                     self.output_time(base + start),
                     gst::ClockTime::from_nseconds(end - start),
+                    None,
                 );
                 Ok(())
             }

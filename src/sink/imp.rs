@@ -207,11 +207,17 @@ impl Output for SinkOutput {
         Ok(gst::FlowSuccess::Ok)
     }
 
-    fn gap(&mut self, _pts: gst::ClockTime, _duration: gst::ClockTime) {}
+    fn gap(
+        &mut self,
+        _pts: gst::ClockTime,
+        _duration: gst::ClockTime,
+        _seqnum: Option<gst::Seqnum>,
+    ) {
+    }
 
     fn event(&mut self, _event: gst::Event) {}
 
-    fn eos(&mut self) {
+    fn eos(&mut self, _seqnum: gst::Seqnum) {
         self.eos.finish(true);
     }
 

@@ -34,6 +34,11 @@ struct SrcOutput {
     srcpad: gst::Pad,
     language_code: Option<String>,
     caps_sent: bool,
+    /// The next buffer starts a new run of data (first after a SEGMENT or
+    /// a flush) and must say so.
+    discont: bool,
+    /// Where what went out last ends, on the output timeline.
+    position: Option<gst::ClockTime>,
 }
 
 impl SrcOutput {
@@ -49,6 +54,10 @@ impl SrcOutput {
                 .build();
             self.srcpad.push_event(gst::event::Caps::new(&caps));
         }
+    }
+
+    fn advance_to(&mut self, end: gst::ClockTime) {
+        self.position = Some(self.position.map_or(end, |p| p.max(end)));
     }
 
     fn send_language_tag(&mut self) {
@@ -69,7 +78,11 @@ impl Output for SrcOutput {
             let buffer = buffer.get_mut().expect("new buffer");
             buffer.set_pts(cue.pts);
             buffer.set_duration(cue.duration);
+            if std::mem::take(&mut self.discont) {
+                buffer.set_flags(gst::BufferFlags::DISCONT);
+            }
         }
+        self.advance_to(cue.pts + cue.duration);
         gst::debug!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
         let result = self.srcpad.push(buffer);
         if let (Err(flow), Some(element)) = (result, self.element()) {
@@ -88,25 +101,52 @@ impl Output for SrcOutput {
         result
     }
 
-    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime) {
-        self.srcpad
-            .push_event(gst::event::Gap::builder(pts).duration(duration).build());
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
+        self.advance_to(pts + duration);
+        let mut gap = gst::event::Gap::builder(pts).duration(duration);
+        if let Some(seqnum) = seqnum {
+            gap = gap.seqnum(seqnum);
+        }
+        self.srcpad.push_event(gap.build());
     }
 
     fn event(&mut self, event: gst::Event) {
-        let is_segment = matches!(event.view(), gst::EventView::Segment(_));
-        if is_segment {
+        let segment = match event.view() {
+            gst::EventView::Segment(e) => e.segment().downcast_ref::<gst::ClockTime>().cloned(),
+            _ => None,
+        };
+        if segment.is_some() {
             self.ensure_caps();
+            self.discont = true;
+            self.position = None;
         }
         self.srcpad.push_event(event);
-        if is_segment {
+        if segment.is_some() {
             self.send_language_tag();
         }
     }
 
-    fn eos(&mut self) {
+    fn eos(&mut self, seqnum: gst::Seqnum) {
         self.ensure_caps();
-        self.srcpad.push_event(gst::event::Eos::new());
+        self.srcpad
+            .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
+    }
+
+    fn flushed(&mut self) {
+        self.discont = true;
+        self.position = None;
+    }
+
+    fn resume(&mut self) {
+        // A zero-length GAP where the text stands is enough to preroll on,
+        // and says nothing new about the stream.
+        if let Some(position) = self.position {
+            self.srcpad.push_event(
+                gst::event::Gap::builder(position)
+                    .duration(gst::ClockTime::ZERO)
+                    .build(),
+            );
+        }
     }
 
     fn error(&mut self, error: &engine::Error) {
@@ -175,6 +215,18 @@ impl Transcriber {
         }
     }
 
+    fn src_event(&self, pad: &gst::Pad, event: gst::Event) -> bool {
+        if let gst::EventView::Seek(e) = event.view() {
+            let (_, flags, ..) = e.get();
+            if !flags.contains(gst::SeekFlags::FLUSH) {
+                if let Some(core) = self.core() {
+                    core.expect_seek_segment(event.seqnum());
+                }
+            }
+        }
+        gst::Pad::event_default(pad, Some(&*self.obj()), event)
+    }
+
     fn src_query(&self, pad: &gst::Pad, query: &mut gst::QueryRef) -> bool {
         match query.view_mut() {
             gst::QueryViewMut::Latency(q) => {
@@ -199,6 +251,8 @@ impl Transcriber {
             srcpad: self.srcpad.clone(),
             language_code: settings.language_code.clone(),
             caps_sent: false,
+            discont: true,
+            position: None,
         };
         let result =
             self.state
@@ -248,6 +302,9 @@ impl ObjectSubclass for Transcriber {
         let srcpad = gst::Pad::builder_from_template(&templ)
             .query_function(|pad, parent, query| {
                 Transcriber::catch_panic_pad_function(parent, || false, |t| t.src_query(pad, query))
+            })
+            .event_function(|pad, parent, event| {
+                Transcriber::catch_panic_pad_function(parent, || false, |t| t.src_event(pad, event))
             })
             .flags(gst::PadFlags::FIXED_CAPS)
             .build();
@@ -340,6 +397,11 @@ impl ElementImpl for Transcriber {
                 .load(self.obj().upcast_ref(), &self.settings)?,
             gst::StateChange::ReadyToPaused => self.start()?,
             gst::StateChange::PausedToReady => self.stop(),
+            gst::StateChange::PausedToPlaying => {
+                if let Some(core) = self.core() {
+                    core.resume();
+                }
+            }
             _ => {}
         }
         let success = self.parent_change_state(transition)?;

@@ -19,12 +19,13 @@ fn readme_launch_lines() -> Vec<String> {
 }
 
 #[test]
-fn the_readme_shows_the_four_use_cases() {
+fn the_readme_shows_the_main_use_cases() {
     let lines = readme_launch_lines();
     assert!(lines.iter().any(|l| l.contains("srtenc")));
     assert!(lines.iter().any(|l| l.contains("voxtralrtsink")));
     assert!(lines.iter().any(|l| l.contains("textoverlay")));
     assert!(lines.iter().any(|l| l.contains("matroskamux")));
+    assert!(lines.iter().any(|l| l.contains("mp4mux")));
 }
 
 #[test]
@@ -54,4 +55,5 @@ fn every_gst_launch_line_of_the_readme_runs() {
     let words = std::fs::read_to_string(dir.join("sample-words.srt")).unwrap();
     assert!(words.starts_with("1\n00:00:00,000 --> "), "{words}");
     assert!(std::fs::metadata(dir.join("sample.mkv")).unwrap().len() > 10_000);
+    assert!(std::fs::metadata(dir.join("sample.mp4")).unwrap().len() > 10_000);
 }

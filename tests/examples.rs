@@ -9,21 +9,12 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// Builds the examples once and returns the directory holding them.
+/// Builds the examples once, in this test binary's profile, and returns
+/// the directory holding them.
 fn examples_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let lib_dir = common::plugin_dir();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--examples"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .unwrap();
-        assert!(status.success(), "cargo build --examples failed");
-        lib_dir.join("examples")
-    })
-    .clone()
+    DIR.get_or_init(|| common::cargo_build(&["--examples"]).join("examples"))
+        .clone()
 }
 
 fn example(name: &str, args: &[&str]) -> Output {

@@ -84,22 +84,46 @@ pub fn init_plugin() {
     });
 }
 
+/// Where this test binary's cargo profile puts its outputs (`target/debug`
+/// for `cargo test`, `target/release` for `cargo test --release`): builds
+/// that tests start go there too, so they reuse what cargo already built
+/// (transcribe.cpp's C++ above all) instead of building another profile.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/<test binary>
+    exe.parent()
+        .and_then(std::path::Path::parent)
+        .expect("the test binary lives in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Runs `cargo build ARGS` in the profile of this test binary and returns
+/// that profile's output directory.
+pub fn cargo_build(args: &[&str]) -> PathBuf {
+    let dir = profile_dir();
+    let profile = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".to_owned(),
+        Some(name) => name.to_owned(),
+        None => panic!("no profile in {}", dir.display()),
+    };
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .arg("build")
+        .args(args)
+        .args(["--profile", &profile])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("running cargo build");
+    assert!(status.success(), "cargo build {args:?} failed");
+    dir
+}
+
 /// The directory holding the built plugin library, built on first use so
 /// that `gst-launch-1.0` subprocesses can load it.
 pub fn plugin_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .args(["build", "--lib"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("running cargo build");
-        assert!(status.success(), "cargo build --lib failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-        let dir = target.join("debug");
+        let dir = cargo_build(&["--lib"]);
         assert!(
             dir.join("libgstvoxtralrt.so").exists(),
             "no plugin in {}",

@@ -564,3 +564,69 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
         worst_truth / MS
     );
 }
+
+/// Pushes the tone-burst audio twice through `voxtralrttranscriber ! <tail>`,
+/// as a segment-seek loop does: the first segment ends with SEGMENT_DONE,
+/// the second, with a base that carries the running time on, with EOS.
+fn run_two_segments(tail: &str) -> ChainRun {
+    init();
+    let frames = tone_frames();
+    let audio = tone_audio(66, &frames);
+    let length = audio.len() as u64 * 1000 * MS / 16_000;
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber name=t model-path={} threads=1 ! {tail}",
+        tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let t = h
+        .element()
+        .unwrap()
+        .downcast::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let words = record(&t.static_pad("src").unwrap());
+    let push_all = |h: &mut gst_check::Harness| {
+        for (i, piece) in audio.chunks(1600).enumerate() {
+            let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+            {
+                let b = b.get_mut().unwrap();
+                b.set_pts(gst::ClockTime::from_mseconds(i as u64 * 100));
+                b.set_duration(gst::ClockTime::from_mseconds(100));
+            }
+            h.push(b).unwrap();
+        }
+    };
+    push_all(&mut h);
+    h.push_event(gst::event::SegmentDone::new(gst::ClockTime::from_nseconds(
+        length,
+    )));
+    let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    segment.set_base(gst::ClockTime::from_nseconds(length));
+    h.push_event(gst::event::Segment::new(&segment));
+    push_all(&mut h);
+    h.push_event(gst::event::Eos::new());
+    let mut out = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        out.push(Timed::of(&b));
+    }
+    let caps = h.sinkpad().unwrap().current_caps().expect("negotiated");
+    let words = words.lock().unwrap().clone();
+    ChainRun { words, out, caps }
+}
+
+#[test]
+fn a_segment_loop_reaches_tttocea608_and_srtenc_whole() {
+    let frames = tone_frames();
+    let run = run_two_segments(
+        "tttocea608 mode=pop-on ! cea608tott ! capsfilter caps=text/x-raw,format=utf8",
+    );
+    assert_eq!(run.words.len(), 2 * frames.len(), "{:?}", run.words);
+    assert_eq!(run.out.len(), 2 * frames.len(), "captions {:?}", run.out);
+    assert!(run.out.iter().all(|c| c.text() == "x"));
+
+    let run = run_two_segments("srtenc");
+    assert_eq!(run.out.len(), 2 * frames.len());
+    let srt: String = run.out.iter().map(|c| c.text().to_owned()).collect();
+    assert_eq!(srt.matches(" --> ").count(), 2 * frames.len(), "{srt}");
+}

@@ -63,6 +63,24 @@ pub enum BackendChoice {
     Vulkan = 3,
 }
 
+/// What to do with live audio that the model cannot keep up with.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtOverload")]
+pub enum Overload {
+    #[default]
+    #[enum_value(
+        name = "Skip the oldest waiting audio and go on from the present (subtitles stay live)",
+        nick = "skip"
+    )]
+    Skip = 0,
+    #[enum_value(
+        name = "Queue everything: every word, however late (memory grows with the lag)",
+        nick = "queue"
+    )]
+    Queue = 1,
+}
+
 impl From<BackendChoice> for Backend {
     fn from(b: BackendChoice) -> Self {
         match b {
@@ -89,6 +107,7 @@ pub struct Settings {
     pub output: OutputMode,
     pub max_line_chars: u32,
     pub max_stream_duration_s: u32,
+    pub overload: Overload,
 }
 
 impl Default for Settings {
@@ -106,6 +125,7 @@ impl Default for Settings {
             output: OutputMode::Words,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
             max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
+            overload: Overload::Skip,
         }
     }
 }
@@ -248,6 +268,11 @@ impl Settings {
                     .default_value(d.max_line_chars)
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecEnum::builder_with_default("overload", d.overload)
+                    .nick("Overload policy")
+                    .blurb("Live input only, when the model falls behind it by more than latency (it is slower than real time here): skip: drop the oldest waiting audio and go on from the present in a new model stream, with a GAP over what was skipped, a WARNING per episode, a voxtralrt-skipped element message per skip and audio-skipped in stats; queue: keep everything and let the lag grow (64 KiB of memory per second of lag). Non-live input is never skipped: it is slowed down")
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecUInt::builder("max-stream-duration")
                     .nick("Maximum stream duration (s)")
                     .blurb("Audio after which the model's stream is ended and a new one started, at a pause when there is one. The model cannot go past about 2.9 hours in one stream, and its per-decode cost grows with the stream")
@@ -294,6 +319,7 @@ impl Settings {
             "max-stream-duration" => {
                 self.max_stream_duration_s = value.get().expect("type checked")
             }
+            "overload" => self.overload = value.get().expect("type checked"),
             other => unreachable!("no property {other}"),
         }
         Ok(())
@@ -318,6 +344,7 @@ impl Settings {
             "output" => self.output.to_value(),
             "max-line-chars" => self.max_line_chars.to_value(),
             "max-stream-duration" => self.max_stream_duration_s.to_value(),
+            "overload" => self.overload.to_value(),
             other => unreachable!("no property {other}"),
         }
     }

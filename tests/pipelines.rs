@@ -238,15 +238,15 @@ fn gst_launch_writes_a_valid_srt_of_words_and_of_lines() {
     }
 }
 
-#[test]
-fn live_input_faster_than_the_model_is_kept_and_warned_about() {
+/// A live appsrc that delivers a minute of audio at once: more than the
+/// model can take within the latency. Returns the WARNINGs and the stats.
+fn live_burst(overload: &str) -> (Vec<String>, gst::Structure) {
     common::init_plugin();
-    // A live appsrc that delivers a minute of audio at once: more than the
-    // model can take within the latency, as a slow machine would see it.
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=src is-live=true format=time \
            caps=audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved ! \
-         voxtralrttranscriber name=t model-path={} threads=1 latency=500 ! fakesink sync=false",
+         voxtralrttranscriber name=t model-path={} threads=1 latency=500 overload={overload} ! \
+         fakesink sync=false",
         model()
     ))
     .unwrap()
@@ -290,6 +290,12 @@ fn live_input_faster_than_the_model_is_kept_and_warned_about() {
         .unwrap()
         .property::<gst::Structure>("stats");
     pipeline.set_state(gst::State::Null).unwrap();
+    (warnings, stats)
+}
+
+#[test]
+fn live_input_faster_than_the_model_is_kept_and_warned_about_with_overload_queue() {
+    let (warnings, stats) = live_burst("queue");
     let lag = warnings.iter().find(|w| w.contains("behind the audio"));
     let lag = lag.unwrap_or_else(|| panic!("no WARNING about the lag: {warnings:?}"));
     assert!(lag.contains("500 ms"), "{lag}");
@@ -299,6 +305,22 @@ fn live_input_faster_than_the_model_is_kept_and_warned_about() {
         60_000_000_000
     );
     assert_eq!(stats.get::<u64>("samples-dropped").unwrap(), 0);
+}
+
+#[test]
+fn live_input_that_comes_faster_than_real_time_is_not_skipped() {
+    // overload=skip (the default) skips audio that is late on the clock;
+    // a burst ahead of it is not, however much of it waits.
+    let (warnings, stats) = live_burst("skip");
+    assert_eq!(
+        stats.get::<u64>("audio-skipped").unwrap(),
+        0,
+        "{warnings:?}"
+    );
+    assert_eq!(
+        stats.get::<u64>("audio-transcribed").unwrap(),
+        60_000_000_000
+    );
 }
 
 #[test]

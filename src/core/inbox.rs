@@ -51,6 +51,8 @@ pub(crate) enum Next {
 pub(crate) struct Queued {
     pub(crate) item: Item,
     pub(crate) epoch: u64,
+    /// The worker had caught up: it waited for this item.
+    pub(crate) waited: bool,
 }
 
 struct State {
@@ -89,6 +91,27 @@ impl State {
     /// The old segment's audio still waiting would only delay the seek (by
     /// up to the queue's length, played out in real time by a synchronising
     /// sink): it goes. Returns the samples dropped.
+    /// Drops queued audio from the oldest on, keeping at least the newest
+    /// `keep` samples; events stay, in order. Returns the samples dropped.
+    fn drop_oldest_audio(&mut self, keep: u64) -> u64 {
+        let mut to_drop = self.queued_samples.saturating_sub(keep);
+        let mut dropped = 0;
+        self.items.retain(|q| match &q.item {
+            Item::Audio { samples, .. } if (samples.len() as u64) <= to_drop => {
+                to_drop -= samples.len() as u64;
+                dropped += samples.len() as u64;
+                false
+            }
+            Item::Audio { .. } => {
+                to_drop = 0;
+                true
+            }
+            _ => true,
+        });
+        self.queued_samples -= dropped;
+        dropped
+    }
+
     fn drop_queued_audio(&mut self) -> u64 {
         let dropped = self.queued_samples;
         self.items.retain(|q| !matches!(q.item, Item::Audio { .. }));
@@ -182,6 +205,7 @@ impl Inbox {
         state.items.push_back(Queued {
             item: Item::Audio { samples, pts },
             epoch,
+            waited: false,
         });
         let queued = state.queued_samples;
         drop(state);
@@ -207,7 +231,11 @@ impl Inbox {
             item => (item, 0),
         };
         let epoch = state.epoch;
-        state.items.push_back(Queued { item, epoch });
+        state.items.push_back(Queued {
+            item,
+            epoch,
+            waited: false,
+        });
         let queued = state.queued_samples;
         drop(state);
         if dropped > 0 {
@@ -238,12 +266,14 @@ impl Inbox {
         if state.flushing {
             self.idle.notify_all();
         }
+        let mut waited = false;
         loop {
             if state.stopping {
                 return Next::Stopped;
             }
             if !state.flushing {
-                if let Some(queued) = state.items.pop_front() {
+                if let Some(mut queued) = state.items.pop_front() {
+                    queued.waited = waited;
                     if let Item::Audio { samples, .. } = &queued.item {
                         state.queued_samples -= samples.len() as u64;
                     }
@@ -259,6 +289,7 @@ impl Inbox {
                     return Next::Item(queued);
                 }
             }
+            waited = true;
             state = match deadline {
                 None => self.work.wait(state).unwrap(),
                 Some(deadline) => {
@@ -271,6 +302,19 @@ impl Inbox {
                 }
             };
         }
+    }
+
+    /// The model fell behind live input: all queued audio but the newest
+    /// `keep` samples goes (events stay, in order). Returns the samples
+    /// dropped.
+    pub(crate) fn skip_queued_audio(&self, keep: u64) -> u64 {
+        let mut state = self.state.lock().unwrap();
+        let dropped = state.drop_oldest_audio(keep);
+        let queued = state.queued_samples;
+        drop(state);
+        self.stats.update(|s| s.queued_samples = queued);
+        self.room.notify_all();
+        dropped
     }
 
     /// True when work of `epoch` is to be dropped: a flush or stop came.

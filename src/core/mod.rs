@@ -59,6 +59,10 @@ pub trait Output: Send + 'static {
     fn error(&mut self, error: &engine::Error);
     /// Something the user should know, for a WARNING message.
     fn warning(&mut self, message: &str);
+    /// Something an application may act on, for an element message.
+    fn message(&mut self, structure: gst::Structure);
+    /// The element's running time now, if it has a clock.
+    fn running_time(&self) -> Option<gst::ClockTime>;
 }
 
 /// Runs the transcription of one element between READY->PAUSED and

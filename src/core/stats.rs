@@ -38,6 +38,9 @@ pub struct Stats {
     /// Queued samples of an old segment that a non-flushing seek's new
     /// segment replaced before they were transcribed.
     pub seek_dropped_samples: u64,
+    /// Live samples skipped because the model fell behind by more than the
+    /// latency (overload=skip).
+    pub skipped_samples: u64,
     /// The backend the model runs on.
     pub backend: String,
 }
@@ -72,6 +75,7 @@ impl Stats {
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)
             .field("samples-dropped-by-seek", self.seek_dropped_samples)
+            .field("audio-skipped", samples_ns(self.skipped_samples))
             .field("backend", &self.backend)
             .build()
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::engine::{self, Stream, StreamConfig, TextUpdate, SAMPLE_RATE};
-use crate::settings::{Settings, MAX_FILLED_HOLE_MS};
+use crate::settings::{Overload, Settings, MAX_FILLED_HOLE_MS};
 use crate::transcript::{Output as Placed, Transcript, TranscriptConfig};
 
 use super::inbox::{Inbox, Item, Next, Queued};
@@ -84,9 +84,20 @@ pub(super) struct Worker {
     /// and reports it as an engine fault (`VOXTRALRT_TEST_FAULT_AFTER_MS`).
     fault_after: Option<u64>,
     fed_total: u64,
+    /// Test hook: each feed takes this many times its audio's duration, a
+    /// model slower than real time (`VOXTRALRT_TEST_SLOWDOWN`).
+    slowdown: Option<f64>,
     /// The last thing handed on was a cue: downstream has nothing that
     /// tells it how far the text stream has come past its start.
     owe_gap: bool,
+    overload: Overload,
+    /// Audio was skipped: where the old stream's audio ended (if one ran)
+    /// and how many samples went, until the next audio says where it goes
+    /// on.
+    skipped: Option<(Option<u64>, u64)>,
+    /// Skipping since the worker last caught up with its input: one
+    /// WARNING per such episode.
+    overloaded: bool,
 }
 
 impl Worker {
@@ -111,11 +122,17 @@ impl Worker {
             failed: false,
             lag_warned: false,
             owe_gap: false,
+            overload: settings.overload,
+            skipped: None,
+            overloaded: false,
             fault_after: std::env::var("VOXTRALRT_TEST_FAULT_AFTER_MS")
                 .ok()
                 .and_then(|ms| ms.parse::<u64>().ok())
                 .map(|ms| ms * u64::from(SAMPLE_RATE) / 1000),
             fed_total: 0,
+            slowdown: std::env::var("VOXTRALRT_TEST_SLOWDOWN")
+                .ok()
+                .and_then(|f| f.parse::<f64>().ok()),
         }
     }
 
@@ -129,7 +146,14 @@ impl Worker {
                     }
                     continue;
                 }
-                Next::Item(Queued { item, epoch }) => (item, epoch),
+                Next::Item(Queued {
+                    item,
+                    epoch,
+                    waited,
+                }) => {
+                    self.overloaded &= !waited;
+                    (item, epoch)
+                }
             };
             if epoch != self.epoch {
                 self.start_epoch(epoch);
@@ -145,6 +169,12 @@ impl Worker {
                 continue;
             }
             let result = match item {
+                Item::Audio { samples, pts } if self.fell_behind(pts) => {
+                    let dropped = self
+                        .inbox
+                        .skip_queued_audio(self.stream_config.interval_samples() as u64);
+                    self.skip(dropped + samples.len() as u64)
+                }
                 Item::Audio { samples, pts } => self.handle_audio(&samples, pts),
                 Item::Event(event) => self.handle_event(event),
                 Item::SeekSegment(event) => {
@@ -330,9 +360,95 @@ impl Worker {
         Some(active.base + samples_to_ns(self.stream.samples_received()))
     }
 
+    /// With overload=skip, whether the model fell behind the live audio
+    /// starting at `pts`: it is more than the latency old on the pipeline's
+    /// clock (its words would come too late to be live subtitles), and
+    /// more than the latency and a decode interval of audio waits. The
+    /// second keeps a worker that a synchronising sink held back (for up
+    /// to the latency: that is what the latency is for) from counting as a
+    /// slow model; the first keeps audio that comes faster than real time
+    /// from ever counting as late.
+    fn fell_behind(&self, pts: Option<gst::ClockTime>) -> bool {
+        if self.overload != Overload::Skip || !self.inbox.is_live() {
+            return false;
+        }
+        let interval_ns = samples_to_ns(self.stream_config.interval_samples() as u64);
+        if self.inbox.stats().lag().nseconds() <= self.latency_ns + interval_ns {
+            return false;
+        }
+        let (Some(pts), Some(now)) = (pts, self.output.running_time()) else {
+            return false;
+        };
+        let Some(at) = self.segment.to_running_time(pts) else {
+            return false;
+        };
+        let behind = now.nseconds() > at.nseconds() + self.latency_ns;
+        if behind {
+            gst::info!(
+                crate::engine::LOG_CAT,
+                "audio of running time {at} is {} ms old at {now}: skipping",
+                (now - at).mseconds()
+            );
+        }
+        behind
+    }
+
+    /// The model fell behind live input by more than the latency and the
+    /// oldest audio was dropped. What the stream holds goes out as it
+    /// stands, and the stream is dropped without a finalize (which would
+    /// cost more of the time that is short): the next audio starts a new
+    /// one, from the present.
+    fn skip(&mut self, samples: u64) -> Result<(), Stop> {
+        self.inbox.stats().update(|s| s.skipped_samples += samples);
+        let from = self.expected_position();
+        self.release_held()?;
+        self.drop_stream();
+        let (earlier_from, earlier) = self.skipped.take().unwrap_or((from, 0));
+        self.skipped = Some((earlier_from, earlier + samples));
+        if !self.overloaded {
+            self.overloaded = true;
+            self.output.warning(&format!(
+                "the model fell more than the latency of {} ms behind the live audio: skipping \
+                 the oldest audio to stay live ({} ms so far; overload=queue keeps every word \
+                 instead). It is slower than real time on this machine: try a GPU backend, a \
+                 smaller quantisation or a larger decode-interval",
+                self.latency_ns / 1_000_000,
+                samples_to_ns(earlier + samples) / 1_000_000
+            ));
+        }
+        Ok(())
+    }
+
+    /// After a skip, the audio at `pts` is where transcription goes on: a
+    /// GAP covers the skipped stretch and an element message names it.
+    fn mark_skipped(&mut self, pts: Option<u64>) {
+        let Some((from, samples)) = self.skipped.take() else {
+            return;
+        };
+        let skipped_ns = samples_to_ns(samples);
+        let end = pts.unwrap_or_else(|| from.unwrap_or(0) + skipped_ns);
+        let start = from.unwrap_or(end.saturating_sub(skipped_ns)).min(end);
+        self.pass_gap(start, end, None);
+        let (start, end) = (self.output_time(start), self.output_time(end));
+        let running = |t: gst::ClockTime| {
+            self.segment
+                .to_running_time(t)
+                .map_or(t.nseconds(), gst::ClockTime::nseconds)
+        };
+        let message = gst::Structure::builder("voxtralrt-skipped")
+            .field("start", start.nseconds())
+            .field("end", end.nseconds())
+            .field("running-time", running(start))
+            .field("running-time-end", running(end))
+            .field("audio-skipped", skipped_ns)
+            .build();
+        self.output.message(message);
+    }
+
     fn handle_audio(&mut self, samples: &[f32], pts: Option<gst::ClockTime>) -> Result<(), Stop> {
         let mut samples = samples;
         let pts = pts.map(gst::ClockTime::nseconds);
+        self.mark_skipped(pts);
         if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
             if pts > expected + ALIGNMENT_TOLERANCE_NS {
                 let hole = pts - expected;
@@ -394,6 +510,10 @@ impl Worker {
         self.fed_total += samples.len() as u64;
         let started = Instant::now();
         let result = self.stream.feed(samples);
+        if let Some(factor) = self.slowdown {
+            let audio = Duration::from_nanos(samples_to_ns(samples.len() as u64));
+            std::thread::sleep(audio.mul_f64(factor).saturating_sub(started.elapsed()));
+        }
         let spent = started.elapsed();
         self.inbox.stats().update(|s| {
             s.processing += spent;
@@ -570,7 +690,9 @@ impl Worker {
     /// Warns once when the model falls behind live input by more than the
     /// latency, and again if it recovers and falls behind again.
     fn check_lag(&mut self) {
-        if !self.inbox.is_live() {
+        // With overload=skip the lag never stays above the latency: the
+        // skips are warned about instead.
+        if !self.inbox.is_live() || self.overload == Overload::Skip {
             return;
         }
         let lag = self.inbox.stats().lag().nseconds();

@@ -233,6 +233,20 @@ impl Output for SinkOutput {
             gst::element_warning!(element, gst::CoreError::Clock, ("{}", message));
         }
     }
+
+    fn running_time(&self) -> Option<gst::ClockTime> {
+        self.element.upgrade()?.current_running_time()
+    }
+
+    fn message(&mut self, structure: gst::Structure) {
+        if let Some(element) = self.element.upgrade() {
+            let _ = element.post_message(
+                gst::message::Element::builder(structure)
+                    .src(&element)
+                    .build(),
+            );
+        }
+    }
 }
 
 #[derive(Default)]

@@ -160,6 +160,20 @@ impl Output for SrcOutput {
             gst::element_warning!(element, gst::CoreError::Clock, ("{}", message));
         }
     }
+
+    fn running_time(&self) -> Option<gst::ClockTime> {
+        self.element()?.current_running_time()
+    }
+
+    fn message(&mut self, structure: gst::Structure) {
+        if let Some(element) = self.element() {
+            let _ = element.post_message(
+                gst::message::Element::builder(structure)
+                    .src(&element)
+                    .build(),
+            );
+        }
+    }
 }
 
 impl Transcriber {

@@ -1,0 +1,247 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Live input that the model cannot keep up with: `overload=skip` (the
+//! default) stays within the latency and keeps true timestamps;
+//! `overload=queue` keeps every word; non-live input is never skipped.
+//!
+//! Every test here runs the tone fixture made 2.5 times slower than real
+//! time through the worker's test hook (`VOXTRALRT_TEST_SLOWDOWN`), the way
+//! the real 4B model runs on a small CPU. The hook is process-wide, so these
+//! tests have a binary of their own.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::FRAME;
+use gst::prelude::*;
+
+const MS: u64 = 1_000_000;
+const SLOWDOWN: f64 = 2.5;
+const LATENCY_MS: u64 = 1500;
+const INTERVAL_MS: u64 = 160;
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+
+fn slow_model() {
+    std::env::set_var("VOXTRALRT_TEST_SLOWDOWN", SLOWDOWN.to_string());
+    common::init_plugin();
+}
+
+/// The delay in frames: the fixture answers for frames from there on.
+const DELAY_FRAMES: usize = 6;
+
+/// Tone in 4 frames of every 8 (320 ms on, 320 ms off): the fixture writes
+/// one "x" per tone frame. Returns the audio and the frames that give a
+/// word (README-tone: none before the delay).
+fn tone_blocks(frames: usize) -> (Vec<f32>, Vec<usize>) {
+    let mut audio = vec![0.0f32; frames * FRAME];
+    let tones: Vec<usize> = (0..frames).filter(|f| f % 8 < 4).collect();
+    for &f in &tones {
+        common::add_tone(&mut audio, f..f + 1, 1000.0);
+    }
+    let words = tones.into_iter().filter(|&f| f >= DELAY_FRAMES).collect();
+    (audio, words)
+}
+
+#[derive(Debug, Default)]
+struct Run {
+    /// (pts, duration) of every word.
+    words: Vec<(u64, u64)>,
+    /// (start, end) of every GAP that went out.
+    gaps: Vec<(u64, u64)>,
+    /// (start, end) of every voxtralrt-skipped message.
+    skips: Vec<(u64, u64)>,
+    warnings: Vec<String>,
+    /// The largest lag the stats showed while the audio came.
+    max_lag: u64,
+    stats: Option<gst::Structure>,
+}
+
+/// Pushes `audio` in real time, 80 ms a buffer, into a live pipeline.
+fn run_live(audio: &[f32], extra: &str) -> Run {
+    slow_model();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 {extra} ! \
+         fakesink sync=false",
+        common::fixture("voxtral-rt-tone.gguf").display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let run = Arc::new(Mutex::new(Run::default()));
+    let t = pipeline.by_name("t").unwrap();
+    let r = run.clone();
+    t.static_pad("src").unwrap().add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            let mut r = r.lock().unwrap();
+            if let Some(b) = info.buffer() {
+                r.words.push((
+                    b.pts().unwrap().nseconds(),
+                    b.duration().unwrap().nseconds(),
+                ));
+            } else if let Some(gst::EventView::Gap(g)) = info.event().map(|e| e.view()) {
+                let (pts, duration) = g.get();
+                let end = pts + duration.unwrap_or(gst::ClockTime::ZERO);
+                r.gaps.push((pts.nseconds(), end.nseconds()));
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    let bus = pipeline.bus().unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = pipeline.by_name("src").unwrap();
+    let clock = gst::SystemClock::obtain();
+    let started = clock.time();
+    for (i, piece) in audio.chunks(FRAME).enumerate() {
+        let due = started + gst::ClockTime::from_mseconds(80 * i as u64);
+        while clock.time() < due {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(80 * i as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(80));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+        let lag = t
+            .property::<gst::Structure>("stats")
+            .get::<u64>("lag")
+            .unwrap();
+        let mut r = run.lock().unwrap();
+        r.max_lag = r.max_lag.max(lag);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let deadline = gst::ClockTime::from_seconds(120);
+    loop {
+        let msg = bus.timed_pop(deadline).expect("no EOS within 120 s");
+        let mut r = run.lock().unwrap();
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => panic!("{} ({:?})", e.error(), e.debug()),
+            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => {
+                if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-skipped") {
+                    r.skips
+                        .push((s.get::<u64>("start").unwrap(), s.get::<u64>("end").unwrap()));
+                }
+            }
+            _ => {}
+        }
+    }
+    run.lock().unwrap().stats = Some(t.property::<gst::Structure>("stats"));
+    pipeline.set_state(gst::State::Null).unwrap();
+    let run = std::mem::take(&mut *run.lock().unwrap());
+    run
+}
+
+/// Where the fixture puts the word of frame `f` (README-tone: a delay
+/// early).
+fn truth(f: usize) -> u64 {
+    (f - DELAY_FRAMES) as u64 * 80 * MS
+}
+
+#[test]
+fn skip_mode_stays_within_the_latency_and_keeps_true_timestamps() {
+    let (audio, tones) = tone_blocks(150); // 12 s
+    let run = run_live(&audio, "");
+    let stats = run.stats.as_ref().unwrap();
+    let skipped = stats.get::<u64>("audio-skipped").unwrap();
+    eprintln!(
+        "skip: {} of {} words, {} ms skipped in {} skips, largest lag {} ms",
+        run.words.len(),
+        tones.len(),
+        skipped / MS,
+        run.skips.len(),
+        run.max_lag / MS
+    );
+    // The model is 2.5 times too slow: much is skipped, yet words come.
+    assert!(skipped > 3000 * MS, "{stats}");
+    assert!(!run.skips.is_empty());
+    assert!(run.words.len() >= 5, "{:?}", run.words);
+    // Skips start past the latency and a decode interval of lag; the lag
+    // can exceed that by what arrives while one decode runs (the check is
+    // made between decodes) and one buffer.
+    let bound = (LATENCY_MS + INTERVAL_MS + (SLOWDOWN * INTERVAL_MS as f64) as u64 + 80) * MS;
+    assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
+    // One overload episode, one WARNING.
+    let warned = run
+        .warnings
+        .iter()
+        .filter(|w| w.contains("skipping"))
+        .count();
+    assert_eq!(warned, 1, "{:?}", run.warnings);
+    // Each word is where its tone is, to within a decode interval.
+    for &(pts, _) in &run.words {
+        let nearest = tones.iter().map(|&f| truth(f).abs_diff(pts)).min().unwrap();
+        assert!(nearest <= INTERVAL_MS * MS, "a word at {} ms", pts / MS);
+    }
+    // No word inside a skipped stretch, and a GAP over each.
+    for &(start, end) in &run.skips {
+        assert!(start < end);
+        assert!(
+            run.words.iter().all(|&(pts, _)| pts < start || pts >= end),
+            "a word inside the skipped {start}..{end}"
+        );
+        assert!(
+            run.gaps.iter().any(|&(s, e)| s <= start && e >= end),
+            "no GAP over {start}..{end}: {:?}",
+            run.gaps
+        );
+    }
+    for pair in run.words.windows(2) {
+        assert!(pair[0].0 <= pair[1].0, "{pair:?}");
+    }
+}
+
+#[test]
+fn queue_mode_keeps_every_word_however_late() {
+    let (audio, tones) = tone_blocks(75); // 6 s
+    let run = run_live(&audio, "overload=queue");
+    let stats = run.stats.as_ref().unwrap();
+    assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0);
+    assert!(run.skips.is_empty());
+    assert!(run.max_lag > LATENCY_MS * MS, "lag {} ms", run.max_lag / MS);
+    assert!(
+        run.warnings.iter().any(|w| w.contains("behind the audio")),
+        "{:?}",
+        run.warnings
+    );
+    let expected: Vec<u64> = tones.iter().map(|&f| truth(f)).collect();
+    assert_eq!(run.words.len(), expected.len(), "{:?}", run.words);
+    for (&(pts, _), truth) in run.words.iter().zip(&expected) {
+        assert!(
+            pts.abs_diff(*truth) <= INTERVAL_MS * MS,
+            "{pts} for {truth}"
+        );
+    }
+}
+
+#[test]
+fn non_live_input_is_slowed_and_never_skipped() {
+    slow_model();
+    let (audio, tones) = tone_blocks(40);
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1",
+        common::fixture("voxtral-rt-tone.gguf").display()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    for (i, piece) in audio.chunks(1600).enumerate() {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(100 * i as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(100));
+        h.push(b).unwrap();
+    }
+    h.push_event(gst::event::Eos::new());
+    let mut words = 0;
+    while let Ok(Some(_)) = h.pull_until_eos() {
+        words += 1;
+    }
+    assert_eq!(words, tones.len());
+    let t = common::transcriber_in(&h);
+    let stats = t.property::<gst::Structure>("stats");
+    assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0);
+}

@@ -4,6 +4,7 @@
 #![allow(clippy::non_send_fields_in_send_ty)]
 #![doc = include_str!("../README.md")]
 
+pub mod caption;
 pub mod core;
 pub mod engine;
 pub mod settings;

@@ -7,6 +7,7 @@
 pub mod caption;
 pub mod core;
 pub mod engine;
+pub mod models;
 pub mod settings;
 pub mod sink;
 pub mod transcriber;

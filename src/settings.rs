@@ -199,7 +199,7 @@ impl Settings {
         vec![
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
-                    .blurb("Path of the Voxtral Mini 4B Realtime GGUF model file (e.g. a Q4_K_M quantisation). Loaded when the element goes to READY; elements on the same file share loaded models when they can")
+                    .blurb("The Voxtral Mini 4B Realtime GGUF model: a local file, or a Hub file as hf://OWNER/REPO[@REVISION]/FILE or hf://OWNER/REPO:QUANT (e.g. hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf:Q4_K_M), downloaded once into the Hugging Face cache (HF_HOME, HF_ENDPOINT, HF_TOKEN; HF_HUB_OFFLINE=1 uses only the cache) with Progress messages. Loaded when the element goes to READY; elements on the same file share loaded models when they can")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("delay")

@@ -501,3 +501,91 @@ fn a_reference_that_leaves_the_repository_is_refused() {
         assert!(ModelRef::from_model_name(bad).is_err(), "{bad}");
     }
 }
+
+/// Plays `model-path=REFERENCE` through the transcriber; returns the
+/// Progress messages' texts, the words, and the ERROR text if any.
+fn transcribe_with(reference: &str) -> (Vec<String>, usize, Option<String>) {
+    use gst::prelude::*;
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "audiotestsrc num-buffers=40 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber model-path={reference} threads=1 ! fakesink name=out signal-handoffs=true"
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let words = common::handoffs(&pipeline, "out");
+    let bus = pipeline.bus().unwrap();
+    let _ = pipeline.set_state(gst::State::Playing);
+    let mut progress = Vec::new();
+    let mut error = None;
+    while let Some(msg) = bus.timed_pop(gst::ClockTime::from_seconds(60)) {
+        match msg.view() {
+            gst::MessageView::Progress(p) => {
+                let (_, code, text) = p.get();
+                if code == "download-model" {
+                    progress.push(text.to_string());
+                }
+            }
+            gst::MessageView::Error(e) => {
+                error = Some(e.error().to_string());
+                break;
+            }
+            gst::MessageView::Eos(_) => break,
+            _ => {}
+        }
+    }
+    pipeline.set_state(gst::State::Null).unwrap();
+    let n = words.lock().unwrap().len();
+    (progress, n, error)
+}
+
+#[test]
+fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache() {
+    // The only test here that sets the HF_* variables the element reads.
+    let hub = Lookalike::start(Faults::default());
+    let home = common::scratch_dir("hub-element");
+    std::env::set_var("HF_HOME", &home);
+    std::env::set_var("HF_ENDPOINT", &hub.endpoint);
+    std::env::remove_var("HF_HUB_OFFLINE");
+    let reference = format!("hf://{REPO}/{FILE}");
+    let (progress, words, error) = transcribe_with(&reference);
+    assert_eq!(error, None);
+    assert!(words > 5, "{words} words");
+    assert!(
+        progress.first().unwrap().starts_with("Downloading hf://"),
+        "{progress:?}"
+    );
+    assert!(
+        progress.iter().any(|p| p.contains(" MB at ")),
+        "{progress:?}"
+    );
+    assert!(
+        progress.last().unwrap().starts_with("Downloaded"),
+        "{progress:?}"
+    );
+    assert!(home
+        .join("hub/models--testowner--voxtral-test-gguf")
+        .is_dir());
+
+    // Offline: the cached file, and no request at all.
+    std::env::set_var("HF_HUB_OFFLINE", "1");
+    let before = hub.requests();
+    let (progress, words, error) = transcribe_with(&reference);
+    assert_eq!(error, None);
+    assert!(words > 5 && progress.is_empty());
+    assert_eq!(hub.requests(), before);
+    // Offline and not cached: an ERROR that says what to do.
+    let (_, _, error) = transcribe_with(&format!("hf://{REPO}/voxtral-test-Q8_0.gguf"));
+    let error = error.expect("an ERROR");
+    assert!(
+        error.contains("HF_HUB_OFFLINE") && error.contains("model-path"),
+        "{error}"
+    );
+    assert_eq!(hub.requests(), before);
+    std::env::remove_var("HF_HUB_OFFLINE");
+    // A reference that leaves the repository never reaches the network.
+    let (_, _, error) = transcribe_with("hf://a/b/../../x");
+    assert!(error.expect("an ERROR").contains("hf://OWNER/REPO"));
+    assert_eq!(hub.requests(), before);
+}

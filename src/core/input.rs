@@ -128,9 +128,10 @@ pub fn open_stream(
     element: &gst::Element,
     settings: &Settings,
 ) -> Result<Stream, gst::ErrorMessage> {
-    let spec = settings
+    let mut spec = settings
         .model_spec()
         .map_err(|e| gst::error_msg!(gst::ResourceError::NotFound, ("{}", e)))?;
+    spec.path = super::fetch::local_model_path(element, &spec.path)?;
     let _ = element.post_message(
         gst::message::Progress::builder(
             gst::ProgressType::Start,

@@ -10,6 +10,7 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
+mod fetch;
 mod inbox;
 pub mod input;
 pub mod lifecycle;

@@ -13,8 +13,10 @@ Live captions over video with Voxtral Realtime.
 
 usage: cargo run --example live_captions -- [options]
 
-  --model PATH       Voxtral Mini 4B Realtime GGUF (default: $VOXTRAL_MODEL, else
-                     the synthetic test model)
+  --model MODEL      Voxtral Mini 4B Realtime GGUF: a path, a preset (q4_k_m,
+                     q8_0, ...) or hf://OWNER/REPO/FILE, fetched once into the
+                     Hugging Face cache (default: $VOXTRAL_MODEL, else the
+                     synthetic test model)
   --source NAME      mic (autoaudiosrc, the default) or test (a live test tone,
                      for machines without a microphone)
   --seconds N        stop after N seconds (default: run until interrupted)

@@ -12,8 +12,10 @@ Mux audio and a transcribed subtitle track into Matroska.
 usage: cargo run --example mkv_subtitles -- INPUT OUTPUT.mkv [options]
 
   INPUT              any file GStreamer can decode with an audio stream
-  --model PATH       Voxtral Mini 4B Realtime GGUF (default: $VOXTRAL_MODEL, else
-                     the synthetic test model)
+  --model MODEL      Voxtral Mini 4B Realtime GGUF: a path, a preset (q4_k_m,
+                     q8_0, ...) or hf://OWNER/REPO/FILE, fetched once into the
+                     Hugging Face cache (default: $VOXTRAL_MODEL, else the
+                     synthetic test model)
   --threads N        CPU threads (default 0 = all)";
 
 fn main() {

@@ -15,8 +15,10 @@ usage: cargo run --example transcribe_file -- INPUT OUTPUT [options]
 
   INPUT              any file GStreamer can decode (wav, mp3, flac, mp4, mkv, ...)
   OUTPUT             the transcript: .srt, .vtt, .jsonl or anything else for text
-  --model PATH       Voxtral Mini 4B Realtime GGUF (default: $VOXTRAL_MODEL, else
-                     the synthetic test model)
+  --model MODEL      Voxtral Mini 4B Realtime GGUF: a path, a preset (q4_k_m,
+                     q8_0, ...) or hf://OWNER/REPO/FILE, fetched once into the
+                     Hugging Face cache (default: $VOXTRAL_MODEL, else the
+                     synthetic test model)
   --threads N        CPU threads (default 0 = all)
   --delay MS         transcription delay, 80..1200 in steps of 80, or 2400 (default 480)
   --output MODE      words (one cue per word) or lines (default lines)

@@ -589,3 +589,36 @@ fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache(
     assert!(error.expect("an ERROR").contains("hf://OWNER/REPO"));
     assert_eq!(hub.requests(), before);
 }
+
+#[test]
+fn voxtralrt_fetch_prints_the_cached_path_and_says_what_went_wrong() {
+    let hub = Lookalike::start(Faults::default());
+    let home = common::scratch_dir("hub-fetch-bin");
+    let run = |model: &str, offline: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_voxtralrt-fetch"));
+        cmd.arg(model)
+            .env("HF_HOME", &home)
+            .env("HF_ENDPOINT", &hub.endpoint)
+            .env_remove("HF_TOKEN");
+        if offline {
+            cmd.env("HF_HUB_OFFLINE", "1");
+        } else {
+            cmd.env_remove("HF_HUB_OFFLINE");
+        }
+        cmd.output().unwrap()
+    };
+    let by_tag = format!("hf://{REPO}:Q4_K_M");
+    let out = run(&by_tag, false);
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let path = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    assert_eq!(std::fs::read(&path).unwrap(), *hub.content);
+    let out = run(&by_tag, true);
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        path.to_str().unwrap()
+    );
+    let out = run("q3_nonsense", false);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::output_text(&out).contains("q4_k_m"));
+}

@@ -7,10 +7,15 @@
 
 use std::path::PathBuf;
 
-/// The model given with --model or $VOXTRAL_MODEL, else the test model.
+/// The model given with --model or $VOXTRAL_MODEL, else the test model. A
+/// preset name (`q4_k_m`, ...) becomes its `hf://` reference, which the
+/// element fetches into the Hugging Face cache.
 pub fn model_path(arg: Option<String>) -> PathBuf {
-    if let Some(path) = arg.or_else(|| std::env::var("VOXTRAL_MODEL").ok()) {
-        return PathBuf::from(path);
+    if let Some(name) = arg.or_else(|| std::env::var("VOXTRAL_MODEL").ok()) {
+        return match gstvoxtralrt::models::preset(&name) {
+            Some(preset) => PathBuf::from(preset.hub_file().to_string()),
+            None => PathBuf::from(name),
+        };
     }
     let fixture =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/voxtral-rt-tiny.gguf");

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use gst::glib;
 use gst::prelude::*;
 
+use crate::caption;
 use crate::engine::{self, Backend, ModelSpec, StreamConfig};
 use crate::transcript::{Segmentation, TranscriptConfig};
 
@@ -108,6 +109,9 @@ pub struct Settings {
     pub max_line_chars: u32,
     pub max_stream_duration_s: u32,
     pub overload: Overload,
+    /// voxtralrttranscriber only, for closed caption output.
+    pub caption_mode: CaptionMode,
+    pub caption_clear_after_ms: u32,
 }
 
 impl Default for Settings {
@@ -126,6 +130,8 @@ impl Default for Settings {
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
             max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
             overload: Overload::Skip,
+            caption_mode: CaptionMode::RollUp2,
+            caption_clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
         }
     }
 }
@@ -320,6 +326,10 @@ impl Settings {
                 self.max_stream_duration_s = value.get().expect("type checked")
             }
             "overload" => self.overload = value.get().expect("type checked"),
+            "caption-mode" => self.caption_mode = value.get().expect("type checked"),
+            "caption-clear-after" => {
+                self.caption_clear_after_ms = value.get().expect("type checked")
+            }
             other => unreachable!("no property {other}"),
         }
         Ok(())
@@ -345,6 +355,8 @@ impl Settings {
             "max-line-chars" => self.max_line_chars.to_value(),
             "max-stream-duration" => self.max_stream_duration_s.to_value(),
             "overload" => self.overload.to_value(),
+            "caption-mode" => self.caption_mode.to_value(),
+            "caption-clear-after" => self.caption_clear_after_ms.to_value(),
             other => unreachable!("no property {other}"),
         }
     }
@@ -394,6 +406,80 @@ impl SettingsCell {
     pub fn post_pending_warnings(&self, element: &gst::Element) {
         for message in std::mem::take(&mut *self.pending_warnings.lock().unwrap()) {
             gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
+        }
+    }
+}
+
+/// How closed captions appear (tttocea608's `mode` values).
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtCaptionMode")]
+pub enum CaptionMode {
+    #[enum_value(
+        name = "Pop-on: each line is shown whole, when full, at a sentence end or a pause",
+        nick = "pop-on"
+    )]
+    PopOn = 0,
+    #[enum_value(
+        name = "Paint-on: characters appear as they come, one line",
+        nick = "paint-on"
+    )]
+    PaintOn = 1,
+    #[default]
+    #[enum_value(
+        name = "Roll-up, 2 rows: characters appear as they come, rows roll up (live captioning)",
+        nick = "roll-up2"
+    )]
+    RollUp2 = 2,
+    #[enum_value(name = "Roll-up, 3 rows", nick = "roll-up3")]
+    RollUp3 = 3,
+    #[enum_value(name = "Roll-up, 4 rows", nick = "roll-up4")]
+    RollUp4 = 4,
+}
+
+impl From<CaptionMode> for caption::Mode {
+    fn from(mode: CaptionMode) -> Self {
+        match mode {
+            CaptionMode::PopOn => caption::Mode::PopOn,
+            CaptionMode::PaintOn => caption::Mode::PaintOn,
+            CaptionMode::RollUp2 => caption::Mode::RollUp2,
+            CaptionMode::RollUp3 => caption::Mode::RollUp3,
+            CaptionMode::RollUp4 => caption::Mode::RollUp4,
+        }
+    }
+}
+
+impl Settings {
+    /// The closed caption properties, which only voxtralrttranscriber has
+    /// (its src pad can output captions).
+    pub fn caption_param_specs() -> Vec<glib::ParamSpec> {
+        let d = Settings::default();
+        vec![
+            glib::ParamSpecEnum::builder_with_default("caption-mode", d.caption_mode)
+                .nick("Caption mode")
+                .blurb("How closed captions appear when the src pad outputs closedcaption/x-cea-608 or x-cea-708 (tttocea608's modes). roll-up2 is what live captioning uses")
+                .mutable_ready()
+                .build(),
+            glib::ParamSpecUInt::builder("caption-clear-after")
+                .nick("Caption clear after (ms)")
+                .blurb("Closed captions: the screen is cleared this long after the last word ended")
+                .minimum(100)
+                .maximum(60_000)
+                .default_value(d.caption_clear_after_ms)
+                .mutable_ready()
+                .build(),
+        ]
+    }
+
+    /// The caption encoder's set-up for video at `framerate`.
+    pub fn caption_config(&self, framerate: caption::Framerate) -> caption::Config {
+        caption::Config {
+            mode: self.caption_mode.into(),
+            framerate,
+            timing: caption::Timing {
+                clear_after_ns: u64::from(self.caption_clear_after_ms) * 1_000_000,
+                ..caption::Timing::default()
+            },
         }
     }
 }

@@ -1,12 +1,14 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
+use crate::caption::{self, CcFormat, Encoder, Framerate, Losses, Packer};
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::{Core, Output, TimedCue};
@@ -26,6 +28,58 @@ pub struct Transcriber {
     srcpad: gst::Pad,
     settings: SettingsCell,
     state: Mutex<Lifecycle>,
+    caption_losses: Arc<CaptionLosses>,
+}
+
+/// What captions could not carry, for `stats`: totals over the element's
+/// life.
+#[derive(Debug, Default)]
+struct CaptionLosses {
+    cea608_replaced: AtomicU64,
+    cea708_replaced: AtomicU64,
+    cea608_dropped_words: AtomicU64,
+}
+
+impl CaptionLosses {
+    fn add(&self, losses: &Losses) {
+        self.cea608_replaced
+            .fetch_add(losses.cea608_replaced, Ordering::Relaxed);
+        self.cea708_replaced
+            .fetch_add(losses.cea708_replaced, Ordering::Relaxed);
+        self.cea608_dropped_words
+            .fetch_add(losses.cea608_dropped_words, Ordering::Relaxed);
+    }
+
+    fn add_to(&self, stats: &mut gst::Structure) {
+        stats.set(
+            "caption-chars-replaced-608",
+            self.cea608_replaced.load(Ordering::Relaxed),
+        );
+        stats.set(
+            "caption-chars-replaced-708",
+            self.cea708_replaced.load(Ordering::Relaxed),
+        );
+        stats.set(
+            "caption-words-dropped",
+            self.cea608_dropped_words.load(Ordering::Relaxed),
+        );
+    }
+}
+
+/// What the src pad outputs, as negotiated.
+enum Kind {
+    /// text/x-raw,format=utf8: one buffer per word or line.
+    Text,
+    /// closedcaption/*: one buffer per video frame.
+    Captions(Box<Captions>),
+}
+
+/// Closed captions on the frame grid.
+struct Captions {
+    encoder: Encoder,
+    packer: Packer,
+    /// Losses of this encoder already counted.
+    counted: Losses,
 }
 
 /// Delivers the worker's results on the src pad.
@@ -34,6 +88,14 @@ struct SrcOutput {
     srcpad: gst::Pad,
     language_code: Option<String>,
     caps_sent: bool,
+    settings: Settings,
+    kind: Kind,
+    /// Where the current segment starts: the origin of the frame grid.
+    segment_start: gst::ClockTime,
+    caption_losses: Arc<CaptionLosses>,
+    /// What was warned about in this stream (from STREAM_START on).
+    warned_replaced: bool,
+    warned_dropped: bool,
     /// The next buffer starts a new run of data (first after a SEGMENT or
     /// a flush) and must say so.
     discont: bool,
@@ -49,41 +111,167 @@ impl SrcOutput {
     fn ensure_caps(&mut self) {
         if !self.caps_sent {
             self.caps_sent = true;
-            let caps = gst::Caps::builder("text/x-raw")
-                .field("format", "utf8")
-                .build();
-            self.srcpad.push_event(gst::event::Caps::new(&caps));
+            self.negotiate();
         }
     }
 
-    fn advance_to(&mut self, end: gst::ClockTime) {
-        self.position = Some(self.position.map_or(end, |p| p.max(end)));
+    /// Picks the output from what downstream takes (our template order
+    /// first: text unless downstream wants captions) and sends its caps
+    /// if they changed.
+    fn negotiate(&mut self) {
+        let template = self.srcpad.pad_template_caps();
+        let Some(caps) = choose_caps(&self.srcpad.peer_query_caps(Some(&template))) else {
+            // The next push fails with NOT_NEGOTIATED, which is an error.
+            gst::warning!(
+                CAT,
+                obj = self.srcpad,
+                "downstream takes none of {template}"
+            );
+            return;
+        };
+        if self.srcpad.current_caps().as_ref() == Some(&caps) {
+            return;
+        }
+        gst::debug!(CAT, obj = self.srcpad, "output caps {caps}");
+        self.set_kind(&caps);
+        self.srcpad.push_event(gst::event::Caps::new(&caps));
     }
 
-    fn send_language_tag(&mut self) {
-        if let Some(code) = self.language_code.take() {
-            let mut tags = gst::TagList::new();
-            tags.get_mut()
-                .expect("new tag list")
-                .add::<gst::tags::LanguageCode>(&code.as_str(), gst::TagMergeMode::Replace);
-            self.srcpad.push_event(gst::event::Tag::new(tags));
+    /// Sets the output up for `caps` (fixed, from our template). Captions
+    /// already queued go on in the new format and frame rate, on a new
+    /// grid from where the next frame would start.
+    fn set_kind(&mut self, caps: &gst::Caps) {
+        let Some((format, framerate)) = caption_format(caps) else {
+            self.finish_captions();
+            self.kind = Kind::Text;
+            return;
+        };
+        let packer = match Packer::new(format, framerate) {
+            Ok(packer) => packer,
+            Err(e) => unreachable!("the template only has rates the formats take: {e}"),
+        };
+        match &mut self.kind {
+            Kind::Captions(captions) => {
+                captions.encoder.regrid(framerate);
+                captions.packer = packer;
+            }
+            Kind::Text => {
+                let origin = self.position.unwrap_or(self.segment_start);
+                self.kind = Kind::Captions(Box::new(Captions {
+                    encoder: Encoder::new(
+                        self.settings.caption_config(framerate),
+                        origin.nseconds(),
+                    ),
+                    packer,
+                    counted: Losses::default(),
+                }))
+            }
         }
     }
-}
 
-impl Output for SrcOutput {
-    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
-        let mut buffer = gst::Buffer::from_mut_slice(cue.text.into_bytes());
+    /// Downstream asked for other caps (a new frame rate, say).
+    fn check_reconfigure(&mut self) {
+        if self.caps_sent && self.srcpad.check_reconfigure() {
+            self.negotiate();
+        }
+    }
+
+    /// Sends every caption frame that starts before `t`.
+    fn frames_until(&mut self, t: gst::ClockTime) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.check_reconfigure();
+        let Kind::Captions(captions) = &mut self.kind else {
+            return Ok(gst::FlowSuccess::Ok);
+        };
+        let frames = captions.encoder.frames_until(t.nseconds());
+        self.push_frames(frames)
+    }
+
+    /// Sends the frames that empty the caption queue (at the end of a
+    /// segment or stream); captions stop after them.
+    fn finish_captions(&mut self) {
+        if let Kind::Captions(captions) = &mut self.kind {
+            let frames = captions.encoder.drain();
+            let _ = self.push_frames(frames);
+        }
+    }
+
+    fn push_frames(
+        &mut self,
+        frames: Vec<caption::Frame>,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut result = Ok(gst::FlowSuccess::Ok);
+        for frame in frames {
+            let Kind::Captions(captions) = &mut self.kind else {
+                break;
+            };
+            let (pts, duration) = (frame.pts, frame.duration);
+            let data = captions.packer.pack(frame);
+            result = self.push_buffer(
+                data,
+                gst::ClockTime::from_nseconds(pts),
+                gst::ClockTime::from_nseconds(duration),
+            );
+            if result.is_err() {
+                break;
+            }
+        }
+        self.account_caption_losses();
+        result
+    }
+
+    /// Adds what the encoder could not carry to the stats, and warns once
+    /// per stream when text was replaced or dropped.
+    fn account_caption_losses(&mut self) {
+        let Kind::Captions(captions) = &mut self.kind else {
+            return;
+        };
+        let total = captions.encoder.losses();
+        let new = Losses {
+            cea608_replaced: total.cea608_replaced - captions.counted.cea608_replaced,
+            cea708_replaced: total.cea708_replaced - captions.counted.cea708_replaced,
+            cea608_dropped_words: total.cea608_dropped_words
+                - captions.counted.cea608_dropped_words,
+        };
+        captions.counted = total;
+        if new == Losses::default() {
+            return;
+        }
+        self.caption_losses.add(&new);
+        let carries_708 = captions.packer.format().carries_708();
+        let replaced = new.cea608_replaced > 0 || (carries_708 && new.cea708_replaced > 0);
+        if replaced && !std::mem::replace(&mut self.warned_replaced, true) {
+            self.warning(
+                "closed captions: characters that CEA-608/708 cannot show were replaced by an \
+                 ASCII transliteration or '?' (counted in stats as caption-chars-replaced-608 \
+                 and -708)",
+            );
+        }
+        if new.cea608_dropped_words > 0 && !std::mem::replace(&mut self.warned_dropped, true) {
+            self.warning(
+                "closed captions: speech came faster than CEA-608 can carry it (2 characters a \
+                 frame); the oldest words were dropped to keep the captions within 1 s of the \
+                 speech (counted in stats as caption-words-dropped; CEA-708 has them all)",
+            );
+        }
+    }
+
+    fn push_buffer(
+        &mut self,
+        data: Vec<u8>,
+        pts: gst::ClockTime,
+        duration: gst::ClockTime,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut buffer = gst::Buffer::from_mut_slice(data);
         {
             let buffer = buffer.get_mut().expect("new buffer");
-            buffer.set_pts(cue.pts);
-            buffer.set_duration(cue.duration);
+            buffer.set_pts(pts);
+            buffer.set_duration(duration);
             if std::mem::take(&mut self.discont) {
                 buffer.set_flags(gst::BufferFlags::DISCONT);
             }
         }
-        self.advance_to(cue.pts + cue.duration);
-        gst::debug!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
+        self.advance_to(pts + duration);
+        gst::log!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
         let result = self.srcpad.push(buffer);
         if let (Err(flow), Some(element)) = (result, self.element()) {
             if matches!(
@@ -101,7 +289,64 @@ impl Output for SrcOutput {
         result
     }
 
+    fn advance_to(&mut self, end: gst::ClockTime) {
+        self.position = Some(self.position.map_or(end, |p| p.max(end)));
+    }
+
+    /// A new segment or a flush: captions start afresh (a clear screen, a
+    /// new grid from the segment start, in the format negotiated).
+    fn restart_captions(&mut self) {
+        if let Kind::Captions(captions) = &mut self.kind {
+            let framerate = captions.packer.framerate();
+            let format = captions.packer.format();
+            captions.encoder = Encoder::new(
+                self.settings.caption_config(framerate),
+                self.segment_start.nseconds(),
+            );
+            captions.packer = Packer::new(format, framerate).expect("worked before");
+            captions.counted = Losses::default();
+        }
+    }
+
+    fn send_language_tag(&mut self) {
+        if let Some(code) = self.language_code.take() {
+            let mut tags = gst::TagList::new();
+            tags.get_mut()
+                .expect("new tag list")
+                .add::<gst::tags::LanguageCode>(&code.as_str(), gst::TagMergeMode::Replace);
+            self.srcpad.push_event(gst::event::Tag::new(tags));
+        }
+    }
+}
+
+impl Output for SrcOutput {
+    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.check_reconfigure();
+        if let Kind::Text = self.kind {
+            gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
+            return self.push_buffer(cue.text.into_bytes(), cue.pts, cue.duration);
+        }
+        // Frames before the word cannot change any more; the word starts
+        // on the first frame at or after its PTS, and nothing else starts
+        // before its end.
+        self.frames_until(cue.pts)?;
+        if let Kind::Captions(captions) = &mut self.kind {
+            let (start, end) = (cue.pts, cue.pts + cue.duration);
+            captions
+                .encoder
+                .push_cue(&cue.text, start.nseconds(), end.nseconds());
+        }
+        self.frames_until(cue.pts + cue.duration)
+    }
+
     fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
+        self.check_reconfigure();
+        if let Kind::Captions(_) = self.kind {
+            // Nothing is said until the gap's end: the frames up to there
+            // go out (with padding), so a muxer or cccombiner never waits.
+            let _ = self.frames_until(pts + duration);
+            return;
+        }
         self.advance_to(pts + duration);
         let mut gap = gst::event::Gap::builder(pts).duration(duration);
         if let Some(seqnum) = seqnum {
@@ -115,10 +360,22 @@ impl Output for SrcOutput {
             gst::EventView::Segment(e) => e.segment().downcast_ref::<gst::ClockTime>().cloned(),
             _ => None,
         };
-        if segment.is_some() {
+        if matches!(
+            event.type_(),
+            gst::EventType::SegmentDone | gst::EventType::Segment
+        ) {
+            self.finish_captions();
+        }
+        if event.type_() == gst::EventType::StreamStart {
+            self.warned_replaced = false;
+            self.warned_dropped = false;
+        }
+        if let Some(segment) = &segment {
             self.ensure_caps();
             self.discont = true;
             self.position = None;
+            self.segment_start = segment.start().unwrap_or(gst::ClockTime::ZERO);
+            self.restart_captions();
         }
         self.srcpad.push_event(event);
         if segment.is_some() {
@@ -128,6 +385,7 @@ impl Output for SrcOutput {
 
     fn eos(&mut self, seqnum: gst::Seqnum) {
         self.ensure_caps();
+        self.finish_captions();
         self.srcpad
             .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
     }
@@ -135,12 +393,14 @@ impl Output for SrcOutput {
     fn flushed(&mut self) {
         self.discont = true;
         self.position = None;
+        self.restart_captions();
     }
 
     fn resume(&mut self) {
         // A zero-length GAP where the text stands is enough to preroll on,
-        // and says nothing new about the stream.
-        if let Some(position) = self.position {
+        // and says nothing new about the stream. (Caption frames go out
+        // for every stretch of time the worker passes on instead.)
+        if let (Some(position), Kind::Text) = (self.position, &self.kind) {
             self.srcpad.push_event(
                 gst::event::Gap::builder(position)
                     .duration(gst::ClockTime::ZERO)
@@ -265,6 +525,12 @@ impl Transcriber {
             srcpad: self.srcpad.clone(),
             language_code: settings.language_code.clone(),
             caps_sent: false,
+            settings: settings.clone(),
+            kind: Kind::Text,
+            segment_start: gst::ClockTime::ZERO,
+            caption_losses: self.caption_losses.clone(),
+            warned_replaced: false,
+            warned_dropped: false,
             discont: true,
             position: None,
         };
@@ -327,13 +593,18 @@ impl ObjectSubclass for Transcriber {
             srcpad,
             settings: SettingsCell::default(),
             state: Mutex::new(Lifecycle::default()),
+            caption_losses: Arc::default(),
         }
     }
 }
 
 impl ObjectImpl for Transcriber {
     fn properties() -> &'static [glib::ParamSpec] {
-        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(Settings::param_specs);
+        static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
+            let mut properties = Settings::param_specs();
+            properties.extend(Settings::caption_param_specs());
+            properties
+        });
         PROPERTIES.as_ref()
     }
 
@@ -344,7 +615,9 @@ impl ObjectImpl for Transcriber {
 
     fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
         if pspec.name() == "stats" {
-            return self.state.lock().unwrap().stats().to_structure().to_value();
+            let mut stats = self.state.lock().unwrap().stats().to_structure();
+            self.caption_losses.add_to(&mut stats);
+            return stats.to_value();
         }
         self.settings.property(pspec)
     }
@@ -375,9 +648,7 @@ impl ElementImpl for Transcriber {
 
     fn pad_templates() -> &'static [gst::PadTemplate] {
         static PAD_TEMPLATES: LazyLock<Vec<gst::PadTemplate>> = LazyLock::new(|| {
-            let src_caps = gst::Caps::builder("text/x-raw")
-                .field("format", "utf8")
-                .build();
+            let src_caps = src_caps();
             vec![
                 gst::PadTemplate::new(
                     "src",
@@ -424,4 +695,75 @@ impl ElementImpl for Transcriber {
         }
         Ok(success)
     }
+}
+
+/// What the src pad can output: text first (the default), then closed
+/// captions, 708 before 608 (708 formats carry CC1 too), at the broadcast
+/// frame rates.
+fn src_caps() -> gst::Caps {
+    let mut caps = gst::Caps::builder("text/x-raw")
+        .field("format", "utf8")
+        .build();
+    let framerates = gst::List::new(
+        caption::format::BROADCAST_FRAMERATES
+            .iter()
+            .map(|f| gst::Fraction::new(f.numer as i32, f.denom as i32)),
+    );
+    let caps_mut = caps.get_mut().expect("new caps");
+    for format in [
+        CcFormat::Cea708CcData,
+        CcFormat::Cea708Cdp,
+        CcFormat::Cea608Raw,
+        CcFormat::Cea608S334_1a,
+    ] {
+        let (name, format) = format.caps_name_and_format();
+        caps_mut.append_structure(
+            gst::Structure::builder(name)
+                .field("format", format)
+                .field("framerate", &framerates)
+                .build(),
+        );
+    }
+    caps
+}
+
+/// The output caps from what downstream takes: its first choice, with the
+/// frame rate nearest 29.97 fps where it leaves that open.
+fn choose_caps(allowed: &gst::Caps) -> Option<gst::Caps> {
+    if allowed.is_empty() {
+        return None;
+    }
+    if allowed.is_any() {
+        return Some(
+            gst::Caps::builder("text/x-raw")
+                .field("format", "utf8")
+                .build(),
+        );
+    }
+    let mut caps = allowed.clone();
+    caps.truncate();
+    {
+        let caps = caps.make_mut();
+        let s = caps.structure_mut(0).expect("not empty");
+        if s.has_field("framerate") {
+            let ntsc = Framerate::NTSC;
+            s.fixate_field_nearest_fraction(
+                "framerate",
+                gst::Fraction::new(ntsc.numer as i32, ntsc.denom as i32),
+            );
+        }
+    }
+    caps.fixate();
+    Some(caps)
+}
+
+/// The caption format and frame rate of fixed caps, if they are captions.
+fn caption_format(caps: &gst::Caps) -> Option<(CcFormat, Framerate)> {
+    let s = caps.structure(0)?;
+    let format = CcFormat::from_caps_name_and_format(s.name(), s.get::<&str>("format").ok()?)?;
+    let fps = s.get::<gst::Fraction>("framerate").ok()?;
+    Some((
+        format,
+        Framerate::new(fps.numer() as u32, fps.denom() as u32),
+    ))
 }

@@ -1,0 +1,553 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Closed captions from `voxtralrttranscriber`'s src pad on stock GStreamer
+//! 1.22: CC output -> ccconverter -> cccombiner on video -> x264enc (A/53
+//! SEI) -> h264parse -> mpegtsmux -> file, read back with tsdemux !
+//! h264parse ! ccextractor (decoded here with cea608-types, or through
+//! gst-plugins-rs cea608tott for pop-on) and with ffmpeg's subcc.
+//!
+//! The tone fixture writes one word "x" per 80 ms frame holding a 1 kHz
+//! tone, `delay` early by construction: the word of tone frame f belongs at
+//! f x 80 ms - delay (tests/fixtures/README-tone.md, tests/timing.rs).
+
+mod common;
+
+use std::path::Path;
+
+use cea608_types::{Cea608, Cea608State};
+use gst::prelude::*;
+
+const MS: u64 = 1_000_000;
+const FRAME: usize = 1280;
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+const DELAY_MS: u64 = 480;
+const INTERVAL_MS: u64 = 160;
+/// How late a word may show on a decoder's screen after its place in the
+/// audio, roll-up: the word's own timing error (a decode interval), then
+/// the 608 codes before it (mode and row: 4 frames for the first word, a
+/// carriage return twice at a line break) and its own characters, and up
+/// to a frame of placement by the muxer (measured worst: see the eprintln
+/// lines).
+const ROLL_UP_BOUND_MS: u64 = INTERVAL_MS + 250;
+/// Pop-on shows a line when it is full, at a sentence end or after a
+/// 500 ms pause: measured from the caption's last word, the pause, a decode
+/// interval and the end-of-caption code.
+const POP_ON_BOUND_MS: u64 = INTERVAL_MS + 500 + 250;
+
+fn init() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        gst023::init().unwrap();
+        common::init_plugin();
+        gstrsclosedcaption::plugin_register_static().expect("registering rsclosedcaption");
+        gsttextwrap::plugin_register_static().expect("registering rstextwrap");
+    });
+}
+
+fn tone_model() -> String {
+    common::fixture("voxtral-rt-tone.gguf")
+        .display()
+        .to_string()
+}
+
+/// The bursts of tests/timing.rs and tests/interop.rs for the default
+/// delay: tone frames 16-18, 36-40 and 46-55 of 66.
+fn tone_frames() -> Vec<usize> {
+    let d = (DELAY_MS / 80) as usize;
+    [(d + 10, 3), (d + 30, 5), (d + 40, 10)]
+        .iter()
+        .flat_map(|&(start, len)| start..start + len)
+        .collect()
+}
+
+fn tone_audio(total_frames: usize, frames: &[usize]) -> Vec<f32> {
+    let mut audio = vec![0.0f32; total_frames * FRAME];
+    for &f in frames {
+        common::add_tone(&mut audio, f..f + 1, 1000.0);
+    }
+    audio
+}
+
+/// Where the fixture puts the word of tone frame `f` (ns), audio from 0.
+fn truth(f: usize) -> u64 {
+    (f as u64 * 80 - DELAY_MS) * MS
+}
+
+/// 100 ms buffers of the tone-burst audio, timestamped from 0.
+fn audio_buffers() -> Vec<gst::Buffer> {
+    let audio = tone_audio(66, &tone_frames());
+    audio
+        .chunks(1600)
+        .enumerate()
+        .map(|(i, piece)| {
+            let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+            let bm = b.get_mut().unwrap();
+            bm.set_pts(gst::ClockTime::from_mseconds(i as u64 * 100));
+            bm.set_duration(gst::ClockTime::from_mseconds(100));
+            b
+        })
+        .collect()
+}
+
+/// Runs `pipeline` (non-live; an appsrc named "audio" gets the tone audio)
+/// to EOS; panics on an ERROR. Returns the WARNING messages.
+fn run_to_eos(pipeline: &gst::Pipeline) -> Vec<String> {
+    if let Some(src) = pipeline.by_name("audio") {
+        // appsrc through its properties and signals (no gstreamer-app
+        // binding needed).
+        src.set_property("caps", F32_CAPS.parse::<gst::Caps>().unwrap());
+        src.set_property("format", gst::Format::Time);
+        for b in audio_buffers() {
+            let flow = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+            assert_eq!(flow, gst::FlowReturn::Ok);
+        }
+        let flow = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+        assert_eq!(flow, gst::FlowReturn::Ok);
+    }
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let bus = pipeline.bus().unwrap();
+    let mut warnings = Vec::new();
+    loop {
+        let msg = bus
+            .timed_pop_filtered(
+                gst::ClockTime::from_seconds(120),
+                &[
+                    gst::MessageType::Eos,
+                    gst::MessageType::Error,
+                    gst::MessageType::Warning,
+                ],
+            )
+            .expect("EOS or ERROR in time");
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => {
+                pipeline.set_state(gst::State::Null).unwrap();
+                panic!("{:?}: {} ({:?})", e.src(), e.error(), e.debug());
+            }
+            gst::MessageView::Warning(w) => warnings.push(w.error().to_string()),
+            _ => unreachable!(),
+        }
+    }
+    pipeline.set_state(gst::State::Null).unwrap();
+    warnings
+}
+
+fn launch(line: &str) -> gst::Pipeline {
+    gst::parse::launch(line)
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
+        .downcast::<gst::Pipeline>()
+        .unwrap()
+}
+
+/// Writes the tone audio's captions on `seconds` of video at `fps` into an
+/// MPEG-TS file with H.264: the issue's stock-1.22 chain.
+fn write_ts(path: &Path, extra: &str, fps: &str, seconds: u64) -> gst::Element {
+    let (n, d): (u64, u64) = {
+        let (n, d) = fps.split_once('/').unwrap();
+        (n.parse().unwrap(), d.parse().unwrap())
+    };
+    let pipeline = launch(&format!(
+        "appsrc name=audio ! voxtralrttranscriber name=t model-path={model} threads=1 {extra} ! \
+           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
+         videotestsrc num-buffers={frames} pattern=black ! \
+           video/x-raw,width=160,height=120,framerate={fps} ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={path}",
+        model = tone_model(),
+        frames = seconds * n / d,
+        path = path.display(),
+    ));
+    let warnings = run_to_eos(&pipeline);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    pipeline.by_name("t").unwrap()
+}
+
+/// The text characters of CEA-608 CC1 byte pairs, with the time of the
+/// pair that wrote them (a character replaced by an extended one is
+/// dropped).
+fn cc1_chars(pairs: &[(u64, [u8; 2])]) -> Vec<(u64, char)> {
+    let mut state = Cea608State::default();
+    let mut chars: Vec<(u64, char)> = Vec::new();
+    for &(t, pair) in pairs {
+        match state.decode(pair) {
+            Ok(Some(Cea608::Text(text))) => {
+                if text.needs_backspace {
+                    chars.pop();
+                }
+                let written = [text.char1, text.char2].into_iter().flatten();
+                chars.extend(written.map(|c| (t, c)));
+            }
+            // A new row separates words as a space does.
+            Ok(Some(Cea608::CarriageReturn(_))) => chars.push((t, ' ')),
+            _ => {}
+        }
+    }
+    chars
+}
+
+/// Reads a TS file back with GStreamer: tsdemux ! h264parse ! ccextractor,
+/// then `tail` after ccconverter to raw CEA-608. Returns the buffers out of
+/// `tail` and the first video frame's PTS (the origin of the times).
+fn read_back_gst(path: &Path, tail: &str) -> (Vec<(u64, Vec<u8>)>, u64) {
+    let pipeline = launch(&format!(
+        "filesrc location={} ! tsdemux ! h264parse ! ccextractor name=x \
+         x. ! queue ! fakesink name=video signal-handoffs=true sync=false \
+         x.caption ! queue ! ccconverter ! closedcaption/x-cea-608,format=raw ! {tail} ! \
+           fakesink name=cc signal-handoffs=true sync=false async=false",
+        path.display()
+    ));
+    let video = common::handoffs(&pipeline, "video");
+    let cc = common::handoffs(&pipeline, "cc");
+    run_to_eos(&pipeline);
+    let origin = video.lock().unwrap()[0].pts().unwrap().nseconds();
+    let out = cc
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b.pts().unwrap().nseconds() - origin,
+                b.map_readable().unwrap().to_vec(),
+            )
+        })
+        .collect();
+    (out, origin)
+}
+
+/// When each "x" first showed, from ffmpeg's decoding of the captions in
+/// real-time mode (a cue for every change of the screen).
+fn read_back_ffmpeg(path: &Path) -> Vec<u64> {
+    let srt = path.with_extension("srt");
+    let output = std::process::Command::new("ffmpeg")
+        .args(["-loglevel", "error", "-y", "-real_time", "1"])
+        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
+        .arg(format!("movie={}[out0+subcc]", path.display()))
+        .args(["-map", "0:s"])
+        .arg(&srt)
+        .output()
+        .expect("running ffmpeg (Debian package ffmpeg)");
+    assert!(output.status.success(), "{}", common::output_text(&output));
+    let text = std::fs::read_to_string(&srt).unwrap();
+    let mut shown = Vec::new();
+    for cue in srt_cues(&text) {
+        let count = cue.1.matches('x').count();
+        while shown.len() < count {
+            shown.push(cue.0);
+        }
+    }
+    shown
+}
+
+/// (start, text) of each SRT cue.
+fn srt_cues(srt: &str) -> Vec<(u64, String)> {
+    srt.split("\n\n")
+        .filter_map(|block| {
+            let mut lines = block.lines().skip_while(|l| !l.contains(" --> "));
+            let times = lines.next()?;
+            let start = srt_time(times.split(" --> ").next()?);
+            let text = lines.collect::<Vec<_>>().join("\n");
+            Some((start, text))
+        })
+        .collect()
+}
+
+fn srt_time(t: &str) -> u64 {
+    let (hms, ms) = t.trim().split_once(',').unwrap();
+    let parts: Vec<u64> = hms.split(':').map(|p| p.parse().unwrap()).collect();
+    ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1000 * MS + ms.parse::<u64>().unwrap() * MS
+}
+
+/// Checks one time per tone frame, in order, each from a decode interval
+/// early to `bound_ms` late; returns the worst lateness (ms).
+fn assert_shown_in_time(what: &str, shown: &[u64], bound_ms: u64) -> i64 {
+    let frames = tone_frames();
+    assert_eq!(shown.len(), frames.len(), "{what}: {shown:?}");
+    let mut worst = i64::MIN;
+    for (&t, &f) in shown.iter().zip(&frames) {
+        let late = (t as i64 - truth(f) as i64) / MS as i64;
+        assert!(
+            (-(INTERVAL_MS as i64)..=bound_ms as i64).contains(&late),
+            "{what}: word of frame {f} shown at {} ms, {late} ms from its place",
+            t / MS
+        );
+        worst = worst.max(late);
+    }
+    for pair in shown.windows(2) {
+        assert!(pair[0] <= pair[1], "{what}: out of order {shown:?}");
+    }
+    worst
+}
+
+#[test]
+fn roll_up_captions_in_h264_over_mpeg_ts_read_back_with_ccextractor_and_ffmpeg() {
+    init();
+    let dir = common::scratch_dir("captions-roll-up");
+    let ts = dir.join("captions.ts");
+    let t = write_ts(&ts, "", "30000/1001", 7);
+
+    let (pairs, _) = read_back_gst(&ts, "identity");
+    let pairs: Vec<(u64, [u8; 2])> = pairs
+        .into_iter()
+        .flat_map(|(t, data)| {
+            data.chunks(2)
+                .map(|p| (t, [p[0], p[1]]))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let chars = cc1_chars(&pairs);
+    let text: String = chars.iter().map(|(_, c)| c).collect();
+    assert_eq!(
+        text.split_whitespace().collect::<Vec<_>>().len(),
+        18,
+        "{text:?}"
+    );
+    let xs: Vec<u64> = chars
+        .iter()
+        .filter(|(_, c)| *c == 'x')
+        .map(|(t, _)| *t)
+        .collect();
+    let gst_worst = assert_shown_in_time("ccextractor", &xs, ROLL_UP_BOUND_MS);
+
+    let shown = read_back_ffmpeg(&ts);
+    let ffmpeg_worst = assert_shown_in_time("ffmpeg", &shown, ROLL_UP_BOUND_MS);
+
+    let stats = t.property::<gst::Structure>("stats");
+    assert_eq!(stats.get::<u64>("caption-chars-replaced-608").unwrap(), 0);
+    assert_eq!(stats.get::<u64>("caption-words-dropped").unwrap(), 0);
+    eprintln!(
+        "roll-up2 at 29.97 fps through x264enc/mpegtsmux: worst {gst_worst} ms (ccextractor), \
+         {ffmpeg_worst} ms (ffmpeg) after the word's place"
+    );
+}
+
+#[test]
+fn pop_on_captions_read_back_through_cea608tott() {
+    init();
+    let dir = common::scratch_dir("captions-pop-on");
+    let ts = dir.join("captions.ts");
+    write_ts(&ts, "caption-mode=pop-on", "25/1", 7);
+    let (captions, _) = read_back_gst(&ts, "cea608tott ! text/x-raw,format=utf8");
+    // A caption is shown once no word came for 500 ms: the first burst
+    // alone, the second and third (400 ms apart) together (29 columns).
+    let texts: Vec<String> = captions
+        .iter()
+        .map(|(_, d)| String::from_utf8(d.clone()).unwrap().trim().to_owned())
+        .collect();
+    assert_eq!(
+        texts,
+        vec!["x x x", "x x x x x x x x x x x x x x x"],
+        "{captions:?}"
+    );
+    // Each shows within POP_ON_BOUND_MS of its last word's place.
+    let frames = tone_frames();
+    let last_words = [frames[2], frames[17]];
+    let mut worst = 0;
+    for ((t, _), f) in captions.iter().zip(last_words) {
+        let late = (*t as i64 - truth(f) as i64) / MS as i64;
+        assert!(
+            (-(INTERVAL_MS as i64)..=POP_ON_BOUND_MS as i64).contains(&late),
+            "caption at {} ms, {late} ms after its last word",
+            t / MS
+        );
+        worst = worst.max(late);
+    }
+    eprintln!("pop-on at 25 fps: captions shown at worst {worst} ms after their last word");
+}
+
+/// The tone audio through `voxtralrttranscriber ! capsfilter caps=<caps>`
+/// in a harness; returns the buffers out, the caps at the end and the
+/// capsfilter (for renegotiating half-way with `midway`).
+fn harness_run(
+    caps: &str,
+    midway: impl FnOnce(&gst::Element, &mut gst_check::Harness) -> Vec<gst::Buffer>,
+) -> (Vec<gst::Buffer>, gst::Caps) {
+    init();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 ! capsfilter name=cf caps={caps}",
+        tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let cf = h
+        .element()
+        .unwrap()
+        .downcast::<gst::Bin>()
+        .unwrap()
+        .by_name("cf")
+        .unwrap();
+    let audio = audio_buffers();
+    let half = audio.len() / 2;
+    let mut out = Vec::new();
+    let mut midway = Some(midway);
+    for (i, b) in audio.into_iter().enumerate() {
+        if i == half {
+            out.extend(midway.take().unwrap()(&cf, &mut h));
+        }
+        h.push(b).unwrap();
+    }
+    h.push_event(gst::event::Eos::new());
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        out.push(b);
+    }
+    let caps = h.sinkpad().unwrap().current_caps().expect("negotiated");
+    (out, caps)
+}
+
+/// The CC1 pairs of buffers in a caption format.
+fn pairs_of(buffers: &[gst::Buffer], format: &str) -> Vec<(u64, [u8; 2])> {
+    buffers
+        .iter()
+        .flat_map(|b| {
+            let t = b.pts().unwrap().nseconds();
+            let data = b.map_readable().unwrap().to_vec();
+            match format {
+                "raw" => vec![(t, [data[0], data[1]])],
+                "s334-1a" => vec![(t, [data[1], data[2]])],
+                // cc_data: the valid field 1 triples.
+                _ => data
+                    .chunks(3)
+                    .filter(|c| c[0] == 0xfc)
+                    .map(|c| (t, [c[1], c[2]]))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn x_times(pairs: &[(u64, [u8; 2])]) -> Vec<u64> {
+    cc1_chars(pairs)
+        .into_iter()
+        .filter(|(_, c)| *c == 'x')
+        .map(|(t, _)| t)
+        .collect()
+}
+
+/// Checks that buffers follow each other on the grid of `fps` from 0.
+fn assert_on_grid(buffers: &[gst::Buffer], numer: u64, denom: u64) {
+    assert!(buffers[0].flags().contains(gst::BufferFlags::DISCONT));
+    for (i, b) in buffers.iter().enumerate() {
+        let i = i as u64;
+        let pts = b.pts().unwrap().nseconds();
+        assert_eq!(pts, i * denom * 1_000_000_000 / numer, "frame {i}");
+        assert_eq!(
+            pts + b.duration().unwrap().nseconds(),
+            (i + 1) * denom * 1_000_000_000 / numer
+        );
+    }
+}
+
+#[test]
+fn without_a_framerate_from_downstream_the_output_is_29_97_fps() {
+    let (buffers, caps) = harness_run("closedcaption/x-cea-608,format=raw", |_, _| Vec::new());
+    let s = caps.structure(0).unwrap();
+    assert_eq!(
+        s.get::<gst::Fraction>("framerate").unwrap(),
+        gst::Fraction::new(30000, 1001)
+    );
+    assert_on_grid(&buffers, 30000, 1001);
+    // Every frame up to the end of the audio (5.28 s) and its last words.
+    assert!(
+        buffers.len() as u64 >= 5_280 * 30 / 1001,
+        "{}",
+        buffers.len()
+    );
+    assert_shown_in_time(
+        "raw 608",
+        &x_times(&pairs_of(&buffers, "raw")),
+        ROLL_UP_BOUND_MS,
+    );
+}
+
+#[test]
+fn every_broadcast_frame_rate_and_format_carries_the_words_on_its_grid() {
+    for (fps, format, (n, d)) in [
+        ("25/1", "closedcaption/x-cea-608,format=raw", (25, 1)),
+        ("50/1", "closedcaption/x-cea-608,format=s334-1a", (50, 1)),
+        (
+            "60000/1001",
+            "closedcaption/x-cea-708,format=cc_data",
+            (60000, 1001),
+        ),
+        ("60/1", "closedcaption/x-cea-708,format=cc_data", (60, 1)),
+    ] {
+        let (buffers, caps) = harness_run(&format!("{format},framerate={fps}"), |_, _| Vec::new());
+        let s = caps.structure(0).unwrap();
+        assert_eq!(
+            s.get::<gst::Fraction>("framerate").unwrap(),
+            gst::Fraction::new(n, d)
+        );
+        assert_on_grid(&buffers, n as u64, d as u64);
+        let kind = s.get::<&str>("format").unwrap();
+        let pairs = pairs_of(&buffers, kind);
+        if n > 31 * d && kind != "cc_data" {
+            // Field 1 has room on every other frame above 30 fps.
+            for (i, (_, pair)) in pairs.iter().enumerate() {
+                assert!(i % 2 == 0 || *pair == [0x80, 0x80], "{fps}: frame {i}");
+            }
+        }
+        let worst = assert_shown_in_time(fps, &x_times(&pairs), ROLL_UP_BOUND_MS);
+        eprintln!("{format} at {fps}: worst {worst} ms after the word's place");
+    }
+}
+
+#[test]
+fn a_frame_rate_captions_are_not_defined_at_is_refused_when_linking() {
+    // The src pad offers the broadcast rates only (24 to 60 fps, those a
+    // CDP can name): a 15 fps caption stream cannot be linked at all.
+    init();
+    let error = gst::parse::launch(&format!(
+        "audiotestsrc ! voxtralrttranscriber model-path={} ! \
+         closedcaption/x-cea-608,format=raw,framerate=15/1 ! fakesink",
+        tone_model()
+    ))
+    .expect_err("no captions at 15 fps");
+    assert!(error.to_string().contains("can't handle caps"), "{error}");
+}
+
+#[test]
+fn a_new_frame_rate_mid_stream_goes_on_from_where_the_next_frame_would_start() {
+    let (buffers, caps) = harness_run(
+        "closedcaption/x-cea-608,format=raw,framerate=30000/1001",
+        |cf, h| {
+            // Wait for the first frames, then ask for 25 fps.
+            let first = h.pull().unwrap();
+            cf.set_property(
+                "caps",
+                "closedcaption/x-cea-608,format=raw,framerate=25/1"
+                    .parse::<gst::Caps>()
+                    .unwrap(),
+            );
+            vec![first]
+        },
+    );
+    let s = caps.structure(0).unwrap();
+    assert_eq!(
+        s.get::<gst::Fraction>("framerate").unwrap(),
+        gst::Fraction::new(25, 1)
+    );
+    // Contiguous frames: 29.97 fps up to the switch, 25 fps after it.
+    let durations: Vec<u64> = buffers
+        .iter()
+        .map(|b| b.duration().unwrap().mseconds())
+        .collect();
+    let switch = durations
+        .iter()
+        .position(|&d| d == 40)
+        .expect("25 fps frames");
+    assert!(switch > 0 && durations[..switch].iter().all(|&d| d == 33));
+    assert!(
+        durations[switch..].iter().all(|&d| d == 40),
+        "{durations:?}"
+    );
+    for pair in buffers.windows(2) {
+        assert_eq!(
+            pair[0].pts().unwrap() + pair[0].duration().unwrap(),
+            pair[1].pts().unwrap()
+        );
+    }
+    assert_shown_in_time(
+        "renegotiated",
+        &x_times(&pairs_of(&buffers, "raw")),
+        ROLL_UP_BOUND_MS,
+    );
+}

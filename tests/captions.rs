@@ -551,3 +551,174 @@ fn a_new_frame_rate_mid_stream_goes_on_from_where_the_next_frame_would_start() {
         ROLL_UP_BOUND_MS,
     );
 }
+
+/// The CC1 words of the CDP caption buffers that reach the fakesink "cc"
+/// of a live pipeline whose audiotestsrc "asrc" (1 kHz, one 80 ms frame
+/// per buffer) keeps its tone on the tone frames only.
+fn live_cc1_words(pipeline: &gst::Pipeline) -> Vec<String> {
+    let frames = tone_frames();
+    pipeline
+        .by_name("asrc")
+        .unwrap()
+        .static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            if let Some(b) = info.buffer_mut() {
+                let f = (b.offset() / FRAME as u64) as usize;
+                if !frames.contains(&f) {
+                    b.make_mut().map_writable().unwrap().fill(0);
+                }
+            }
+            gst::PadProbeReturn::Ok
+        });
+    let cdps = common::handoffs(pipeline, "cc");
+    let warnings = run_to_eos(pipeline);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut parser = cdp_types::CDPParser::new();
+    let mut pairs = Vec::new();
+    for b in cdps.lock().unwrap().iter() {
+        parser.parse(&b.map_readable().unwrap()).unwrap();
+        if let Some(cea608) = parser.cea608() {
+            for p in cea608 {
+                if let cea708_types::Cea608::Field1(a, b) = p {
+                    pairs.push((0, [*a, *b]));
+                }
+            }
+        }
+    }
+    let text: String = cc1_chars(&pairs).into_iter().map(|(_, c)| c).collect();
+    text.split_whitespace().map(str::to_owned).collect()
+}
+
+const LIVE_SOURCES: &str = "videotestsrc is-live=true num-buffers=210 pattern=black ! \
+       video/x-raw,width=160,height=120,framerate=30000/1001 ! queue name=vq \
+     audiotestsrc name=asrc is-live=true num-buffers=80 samplesperbuffer=1280 freq=1000 \
+       volume=0.5 ! audio/x-raw,format=F32LE,rate=16000,channels=1 ! queue name=aq";
+
+#[test]
+fn transcriberbin_and_our_caption_output_give_the_same_words() {
+    init();
+    // Ours: CDP out of the element, onto the video with cccombiner.
+    let ours = launch(&format!(
+        "{LIVE_SOURCES} aq. ! voxtralrttranscriber model-path={} threads=1 ! \
+           ccconverter ! closedcaption/x-cea-708,format=cdp ! queue ! c.caption \
+         vq. ! cccombiner name=c ! ccextractor name=x x. ! fakesink sync=true \
+         x.caption ! queue ! fakesink name=cc signal-handoffs=true sync=true async=false",
+        tone_model()
+    ));
+    let ours = live_cc1_words(&ours);
+
+    // transcriberbin (mux-method given at construction on 1.22) with our
+    // element as its transcriber, CDP caption meta.
+    let pipeline = launch(&format!(
+        "{LIVE_SOURCES} ccextractor name=x x. ! fakesink sync=true \
+         x.caption ! queue ! fakesink name=cc signal-handoffs=true sync=true async=false \
+         fakesink name=aout sync=true"
+    ));
+    let transcriber = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", tone_model())
+        .property("threads", 1u32)
+        .build()
+        .unwrap();
+    let tb = gst::ElementFactory::make("transcriberbin")
+        .property_from_str("mux-method", "cea708")
+        .property(
+            "cc-caps",
+            "closedcaption/x-cea-708,format=cdp"
+                .parse::<gst::Caps>()
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    tb.set_property("transcriber", &transcriber);
+    pipeline.add(&tb).unwrap();
+    let by = |name: &str| pipeline.by_name(name).unwrap();
+    by("vq")
+        .link_pads(Some("src"), &tb, Some("sink_video"))
+        .unwrap();
+    by("aq")
+        .link_pads(Some("src"), &tb, Some("sink_audio"))
+        .unwrap();
+    tb.link_pads(Some("src_video"), &by("x"), Some("sink"))
+        .unwrap();
+    tb.link_pads(Some("src_audio"), &by("aout"), Some("sink"))
+        .unwrap();
+    let theirs = live_cc1_words(&pipeline);
+
+    assert_eq!(ours, vec!["x"; tone_frames().len()]);
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() {
+    // The tone model only says "x": these words go through the element's
+    // encoder (src/caption) directly, then the same stock chain.
+    use gstvoxtralrt::caption::{CcFormat, Config, Encoder, Packer};
+    init();
+    let long = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"; // 40 characters
+    let mut encoder = Encoder::new(Config::default(), 0);
+    for (i, word) in ["Über", "привет", "北京", long].iter().enumerate() {
+        let start = i as u64 * 500 * MS;
+        encoder.push_word(word, start, start + 400 * MS);
+    }
+    let framerate = Config::default().framerate;
+    let mut packer = Packer::new(CcFormat::Cea708CcData, framerate).unwrap();
+    let frames = encoder.frames_until(4_000 * MS);
+    let losses = encoder.losses();
+    // п р и в е т, 北 京: transliterated; "Ü" is in 608's extended set.
+    assert_eq!(losses.cea608_replaced, 8);
+
+    let dir = common::scratch_dir("captions-text");
+    let ts = dir.join("captions.ts");
+    let pipeline = launch(&format!(
+        "appsrc name=cc format=time caps=closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! \
+           queue ! c.caption \
+         videotestsrc num-buffers={} pattern=black ! \
+           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={}",
+        frames.len(),
+        ts.display()
+    ));
+    let src = pipeline.by_name("cc").unwrap();
+    for frame in frames {
+        let (pts, duration) = (frame.pts, frame.duration);
+        let mut b = gst::Buffer::from_mut_slice(packer.pack(frame));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_nseconds(pts));
+        bm.set_duration(gst::ClockTime::from_nseconds(duration));
+        let flow = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+        assert_eq!(flow, gst::FlowReturn::Ok);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    run_to_eos(&pipeline);
+
+    let srt = ts.with_extension("srt");
+    let output = std::process::Command::new("ffmpeg")
+        .args(["-loglevel", "error", "-y", "-real_time", "1"])
+        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
+        .arg(format!("movie={}[out0+subcc]", ts.display()))
+        .args(["-map", "0:s"])
+        .arg(&srt)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", common::output_text(&output));
+    let cues = srt_cues(&std::fs::read_to_string(&srt).unwrap());
+    let screens: Vec<String> = cues
+        .iter()
+        .map(|(_, t)| {
+            t.replace("<font face=\"Monospace\">{\\an7}", "")
+                .replace("</font>", "")
+        })
+        .collect();
+    // The Latin line whole, then the long word cut at 32 columns, rolled
+    // up on two rows.
+    assert!(
+        screens.iter().any(|s| s == "Über privet Bei Jing"),
+        "{screens:?}"
+    );
+    assert_eq!(
+        screens.last().unwrap(),
+        &format!("{}\n{}", &long[..32], &long[32..])
+    );
+}

@@ -97,6 +97,8 @@ impl From<BackendChoice> for Backend {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub model_path: Option<PathBuf>,
+    /// A model by name: a preset or an `hf://` reference.
+    pub model: Option<String>,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
     pub latency_ms: u32,
@@ -118,6 +120,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             model_path: None,
+            model: None,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
             latency_ms: DEFAULT_LATENCY_MS,
@@ -143,10 +146,20 @@ pub struct Rejected(pub String);
 impl Settings {
     /// The model to load, or why there is none.
     pub fn model_spec(&self) -> Result<ModelSpec, engine::Error> {
+        // model-path wins; a name stands for its hf:// reference, which the
+        // element fetches into the cache.
+        let by_name = || {
+            let name = self.model.as_deref().filter(|m| !m.is_empty())?;
+            match crate::models::ModelRef::from_model_name(name).ok()? {
+                crate::models::ModelRef::Hub(file) => Some(PathBuf::from(file.to_string())),
+                crate::models::ModelRef::Path(path) => Some(path),
+            }
+        };
         let path = self
             .model_path
             .clone()
             .filter(|p| !p.as_os_str().is_empty())
+            .or_else(by_name)
             .ok_or(engine::Error::NoModelPath)?;
         Ok(ModelSpec {
             path,
@@ -206,6 +219,11 @@ impl Settings {
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
                     .blurb("The Voxtral Mini 4B Realtime GGUF model: a local file, or a Hub file as hf://OWNER/REPO[@REVISION]/FILE or hf://OWNER/REPO:QUANT (e.g. hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf:Q4_K_M), downloaded once into the Hugging Face cache (HF_HOME, HF_ENDPOINT, HF_TOKEN; HF_HUB_OFFLINE=1 uses only the cache) with Progress messages. Loaded when the element goes to READY; elements on the same file share loaded models when they can")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecString::builder("model")
+                    .nick("Model")
+                    .blurb("A Voxtral Mini 4B Realtime model by name, used when model-path is not set: a preset (q4_k_m: 2.83 GB, the one to start with; q5_k_m, q6_k, q8_0, f16, bf16; the transcribe.cpp GGUFs in hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf, found by quantisation tag in its file listing) or an hf://OWNER/REPO[@REVISION]/FILE reference. Fetched once into the Hugging Face cache (see model-path); an unknown name is refused with a WARNING")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("delay")
@@ -309,6 +327,13 @@ impl Settings {
                     .expect("type checked")
                     .map(PathBuf::from)
             }
+            "model" => {
+                let name = value.get::<Option<String>>().expect("type checked");
+                if let Some(name) = name.as_deref().filter(|n| !n.is_empty()) {
+                    crate::models::ModelRef::from_model_name(name).map_err(Rejected)?;
+                }
+                self.model = name;
+            }
             "delay" => {
                 let ms = value.get().expect("type checked");
                 self.delay_ms = engine::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
@@ -343,6 +368,7 @@ impl Settings {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned())
                 .to_value(),
+            "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),
             "latency" => self.latency_ms.to_value(),

@@ -505,11 +505,15 @@ fn a_reference_that_leaves_the_repository_is_refused() {
 /// Plays `model-path=REFERENCE` through the transcriber; returns the
 /// Progress messages' texts, the words, and the ERROR text if any.
 fn transcribe_with(reference: &str) -> (Vec<String>, usize, Option<String>) {
+    transcribe_with_properties(&format!("model-path={reference}"))
+}
+
+fn transcribe_with_properties(properties: &str) -> (Vec<String>, usize, Option<String>) {
     use gst::prelude::*;
     common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
         "audiotestsrc num-buffers=40 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
-         voxtralrttranscriber model-path={reference} threads=1 ! fakesink name=out signal-handoffs=true"
+         voxtralrttranscriber {properties} threads=1 ! fakesink name=out signal-handoffs=true"
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()
@@ -540,9 +544,13 @@ fn transcribe_with(reference: &str) -> (Vec<String>, usize, Option<String>) {
     (progress, n, error)
 }
 
+/// The element reads the HF_* variables, which are the whole process's:
+/// the tests that set them take turns.
+static HF_ENV: Mutex<()> = Mutex::new(());
+
 #[test]
 fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache() {
-    // The only test here that sets the HF_* variables the element reads.
+    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
     let hub = Lookalike::start(Faults::default());
     let home = common::scratch_dir("hub-element");
     std::env::set_var("HF_HOME", &home);
@@ -584,6 +592,14 @@ fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache(
     );
     assert_eq!(hub.requests(), before);
     std::env::remove_var("HF_HUB_OFFLINE");
+    // The model property names it too (model-path, when set, wins).
+    let (_, words, error) = transcribe_with_properties(&format!("model={reference}"));
+    assert_eq!(error, None);
+    assert!(words > 5);
+    let (_, _, error) = transcribe_with_properties(&format!(
+        "model={reference} model-path=/nonexistent/model.gguf"
+    ));
+    assert!(error.expect("an ERROR").contains("/nonexistent/model.gguf"));
     // A reference that leaves the repository never reaches the network.
     let (_, _, error) = transcribe_with("hf://a/b/../../x");
     assert!(error.expect("an ERROR").contains("hf://OWNER/REPO"));
@@ -621,4 +637,88 @@ fn voxtralrt_fetch_prints_the_cached_path_and_says_what_went_wrong() {
     let out = run("q3_nonsense", false);
     assert_eq!(out.status.code(), Some(2));
     assert!(common::output_text(&out).contains("q4_k_m"));
+}
+
+#[test]
+fn going_to_null_stops_a_download_within_a_second_and_the_next_start_resumes_it() {
+    use gst::prelude::*;
+    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let hub = Lookalike::start(Faults {
+        slow: Some(Duration::from_millis(300)),
+        ..Faults::default()
+    });
+    let home = common::scratch_dir("hub-element-cancel");
+    std::env::set_var("HF_HOME", &home);
+    std::env::set_var("HF_ENDPOINT", &hub.endpoint);
+    std::env::remove_var("HF_HUB_OFFLINE");
+    common::init_plugin();
+    let line = format!(
+        "audiotestsrc num-buffers=40 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber model-path=hf://{REPO}/{FILE} threads=1 ! fakesink"
+    );
+    let pipeline = gst::parse::launch(&line).unwrap();
+    let bus = pipeline.bus().unwrap();
+    let _ = pipeline.set_state(gst::State::Playing);
+    // Wait until bytes are coming.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let msg = bus.timed_pop(gst::ClockTime::from_mseconds(100));
+        if let Some(gst::MessageView::Progress(p)) = msg.as_ref().map(|m| m.view()) {
+            if p.get().2.contains(" MB at ") {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "no download progress");
+    }
+    let asked = Instant::now();
+    pipeline.set_state(gst::State::Null).unwrap();
+    let took = asked.elapsed();
+    assert!(took < Duration::from_secs(1), "NULL took {took:?}");
+    // The transfer stops within a second and keeps what came.
+    std::thread::sleep(Duration::from_millis(1200));
+    let part = blobs(&home.join("hub")).join(format!("{}.part", hub.sha256()));
+    let kept = std::fs::metadata(&part)
+        .expect("the partial file is kept")
+        .len();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(
+        std::fs::metadata(&part).unwrap().len(),
+        kept,
+        "still downloading"
+    );
+    assert!(kept > 0 && kept < hub.content.len() as u64, "{kept}");
+    // Again: the download resumes from there, and the words come.
+    let ranges_before = hub.requests();
+    let _ = pipeline.set_state(gst::State::Playing);
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let requests = hub.requests.lock().unwrap().clone();
+    assert!(requests.len() > ranges_before, "{requests:?}");
+    assert!(blobs(&home.join("hub")).join(hub.sha256()).is_file());
+}
+
+#[test]
+fn the_model_property_takes_presets_and_refuses_unknown_names() {
+    use gst::prelude::*;
+    common::init_plugin();
+    for factory in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let element = gst::ElementFactory::make(factory).build().unwrap();
+        element.set_property("model", "q8_0");
+        assert_eq!(
+            element.property::<Option<String>>("model").as_deref(),
+            Some("q8_0")
+        );
+        element.set_property("model", "q3_nonsense");
+        assert_eq!(
+            element.property::<Option<String>>("model").as_deref(),
+            Some("q8_0"),
+            "{factory}: an unknown name is refused and the old value stays"
+        );
+    }
 }

@@ -10,25 +10,52 @@ use std::path::{Path, PathBuf};
 
 use gst::prelude::*;
 
-use crate::models::ModelRef;
+use std::sync::atomic::AtomicBool;
 
-/// The local file `path` stands for: itself, or the cached (downloaded if
-/// need be) Hub file it names.
-pub fn local_model_path(element: &gst::Element, path: &Path) -> Result<PathBuf, gst::ErrorMessage> {
+use crate::models::{HubFile, ModelRef};
+
+/// The Hub file `path` names, if it is an `hf://` reference.
+pub fn hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
     let Some(value) = path.to_str().filter(|p| p.starts_with("hf://")) else {
-        return Ok(path.to_owned());
+        return Ok(None);
     };
     match ModelRef::from_model_path(value) {
-        Ok(ModelRef::Hub(file)) => fetch(element, &file),
-        Ok(ModelRef::Path(path)) => Ok(path),
+        Ok(ModelRef::Hub(file)) => Ok(Some(file)),
+        Ok(ModelRef::Path(_)) => Ok(None),
         Err(msg) => Err(gst::error_msg!(gst::ResourceError::Settings, ("{}", msg))),
     }
 }
 
+/// The local file `path` stands for: itself, or the cached (downloaded if
+/// need be, without a way to cancel) Hub file it names.
+pub fn local_model_path(element: &gst::Element, path: &Path) -> Result<PathBuf, gst::ErrorMessage> {
+    match hub_file(path)? {
+        Some(file) => fetch(element, &file, &AtomicBool::new(false)),
+        None => Ok(path.to_owned()),
+    }
+}
+
+/// The Hub file `path` names when it is not in the cache yet: it must be
+/// downloaded before the model loads.
+pub fn uncached_hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
+    Ok(hub_file(path)?.filter(|file| cached(file).is_none()))
+}
+
+#[cfg(feature = "download")]
+fn cached(file: &HubFile) -> Option<PathBuf> {
+    crate::models::hub::Hub::from_env().cached(file)
+}
+
 #[cfg(not(feature = "download"))]
-fn fetch(
+fn cached(_file: &HubFile) -> Option<PathBuf> {
+    None
+}
+
+#[cfg(not(feature = "download"))]
+pub fn fetch(
     _element: &gst::Element,
-    file: &crate::models::HubFile,
+    file: &HubFile,
+    _cancel: &AtomicBool,
 ) -> Result<PathBuf, gst::ErrorMessage> {
     Err(gst::error_msg!(
         gst::ResourceError::Settings,
@@ -40,10 +67,13 @@ fn fetch(
     ))
 }
 
+/// Downloads `file` into the cache with Progress messages; `cancel` stops
+/// it within about a second, keeping what came for the next attempt.
 #[cfg(feature = "download")]
-fn fetch(
+pub fn fetch(
     element: &gst::Element,
-    file: &crate::models::HubFile,
+    file: &HubFile,
+    cancel: &AtomicBool,
 ) -> Result<PathBuf, gst::ErrorMessage> {
     use crate::models::hub::{FetchError, Hub};
     let hub = Hub::from_env();
@@ -69,10 +99,7 @@ fn fetch(
             ),
         );
     };
-    // The load runs in the NULL->READY state change, which nothing else can
-    // interrupt: there is no one to cancel it.
-    let never = std::sync::atomic::AtomicBool::new(false);
-    match hub.fetch(file, &mut report, &never) {
+    match hub.fetch(file, &mut report, cancel) {
         Ok(path) => {
             post(gst::ProgressType::Complete, format!("Downloaded {file}"));
             Ok(path)

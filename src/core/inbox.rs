@@ -71,6 +71,8 @@ struct State {
     /// The seqnum of a non-flushing seek sent upstream, until its SEGMENT
     /// comes.
     seek_seqnum: Option<gst::Seqnum>,
+    /// The model could not be had: nothing will take input, flushes or not.
+    without_model: bool,
 }
 
 impl State {
@@ -128,14 +130,15 @@ pub(crate) struct Inbox {
     room: Condvar,
     /// For `flush_stop`: the worker dropped what it was doing.
     idle: Condvar,
-    abort: AbortHandle,
+    /// Stops the running decode; set once the model is there.
+    abort: Mutex<Option<AbortHandle>>,
     stats: SharedStats,
     max_queued_samples: u64,
     live: AtomicBool,
 }
 
 impl Inbox {
-    pub(crate) fn new(abort: AbortHandle, settings: &Settings) -> Inbox {
+    pub(crate) fn new(abort: Option<AbortHandle>, settings: &Settings) -> Inbox {
         let interval = u64::from(settings.decode_interval_ms);
         let max_ms = MAX_QUEUED_MS.max(4 * interval);
         Inbox {
@@ -149,11 +152,12 @@ impl Inbox {
                 busy: false,
                 producer_waiting: false,
                 seek_seqnum: None,
+                without_model: false,
             }),
             work: Condvar::new(),
             room: Condvar::new(),
             idle: Condvar::new(),
-            abort,
+            abort: Mutex::new(abort),
             stats: SharedStats::default(),
             max_queued_samples: max_ms * u64::from(SAMPLE_RATE) / 1000,
             live: AtomicBool::new(false),
@@ -165,11 +169,42 @@ impl Inbox {
         self.live.load(Ordering::Relaxed)
     }
 
+    /// The model arrived (after a download): flushes and stops can stop
+    /// its decodes from now on.
+    pub(crate) fn set_abort(&self, abort: AbortHandle) {
+        *self.abort.lock().unwrap() = Some(abort);
+    }
+
+    fn abort_decode(&self) {
+        if let Some(abort) = &*self.abort.lock().unwrap() {
+            abort.abort();
+        }
+    }
+
+    /// The model could not be had (the ERROR is posted): all input is
+    /// refused from now on.
+    pub(crate) fn refuse_for_good(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.without_model = true;
+        state.items.clear();
+        state.queued_samples = 0;
+        drop(state);
+        self.notify_everyone();
+    }
+
+    /// The element is stopping the worker.
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.state.lock().unwrap().stopping
+    }
+
     pub(crate) fn stats(&self) -> &SharedStats {
         &self.stats
     }
 
     fn refusal(state: &State) -> Option<gst::FlowError> {
+        if state.without_model {
+            return Some(gst::FlowError::Error);
+        }
         if state.flushing || state.stopping {
             return Some(gst::FlowError::Flushing);
         }
@@ -341,7 +376,7 @@ impl Inbox {
         state.items.clear();
         state.queued_samples = 0;
         state.epoch += 1;
-        self.abort.abort();
+        self.abort_decode();
         drop(state);
         self.stats.update(|s| s.queued_samples = 0);
         self.notify_everyone();
@@ -366,7 +401,7 @@ impl Inbox {
         state.stopping = true;
         state.items.clear();
         state.queued_samples = 0;
-        self.abort.abort();
+        self.abort_decode();
         drop(state);
         self.notify_everyone();
     }

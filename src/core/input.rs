@@ -128,10 +128,26 @@ pub fn open_stream(
     element: &gst::Element,
     settings: &Settings,
 ) -> Result<Stream, gst::ErrorMessage> {
-    let mut spec = settings
+    let spec = model_spec(settings)?;
+    let path = super::fetch::local_model_path(element, &spec.path)?;
+    open_stream_at(element, settings, path)
+}
+
+pub fn model_spec(settings: &Settings) -> Result<crate::engine::ModelSpec, gst::ErrorMessage> {
+    settings
         .model_spec()
-        .map_err(|e| gst::error_msg!(gst::ResourceError::NotFound, ("{}", e)))?;
-    spec.path = super::fetch::local_model_path(element, &spec.path)?;
+        .map_err(|e| gst::error_msg!(gst::ResourceError::NotFound, ("{}", e)))
+}
+
+/// Loads the model file at `path` (a local file) with the settings'
+/// backend and threads.
+pub fn open_stream_at(
+    element: &gst::Element,
+    settings: &Settings,
+    path: std::path::PathBuf,
+) -> Result<Stream, gst::ErrorMessage> {
+    let mut spec = model_spec(settings)?;
+    spec.path = path;
     let _ = element.post_message(
         gst::message::Progress::builder(
             gst::ProgressType::Start,

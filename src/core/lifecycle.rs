@@ -5,6 +5,8 @@
 //! the running core (PAUSED and PLAYING), the audio input and the last
 //! statistics.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use gst::prelude::*;
@@ -13,12 +15,16 @@ use crate::engine::Stream;
 use crate::settings::{Settings, SettingsCell};
 
 use super::input::{self, AudioInput};
-use super::{Core, Output, Stats};
+use super::{fetch, Core, ModelSource, Output, Stats};
 
 #[derive(Default)]
 pub struct Lifecycle {
     /// The loaded model while no core runs.
     stream: Option<Stream>,
+    /// A model still downloading, until a core takes it.
+    coming: Option<Receiver<Result<Stream, ()>>>,
+    /// Stops that download (at READY->NULL).
+    cancel_download: Option<Arc<AtomicBool>>,
     core: Option<Arc<Core>>,
     pub input: AudioInput,
     last_stats: Stats,
@@ -33,7 +39,21 @@ impl Lifecycle {
         settings: &SettingsCell,
     ) -> Result<(), gst::StateChangeError> {
         settings.post_pending_warnings(element);
-        match input::open_stream(element, &settings.snapshot()) {
+        let settings = settings.snapshot();
+        let to_download =
+            input::model_spec(&settings).and_then(|spec| fetch::uncached_hub_file(&spec.path));
+        match to_download {
+            Ok(Some(file)) => {
+                self.download(element, settings, file);
+                return Ok(());
+            }
+            Ok(None) => {}
+            Err(msg) => {
+                element.post_error_message(msg);
+                return Err(gst::StateChangeError);
+            }
+        }
+        match input::open_stream(element, &settings) {
             Ok(stream) => {
                 gst::info!(
                     crate::engine::LOG_CAT,
@@ -51,9 +71,46 @@ impl Lifecycle {
         }
     }
 
+    /// Downloads the model on a thread of its own and loads it there: the
+    /// state change does not wait, and READY->NULL stops it.
+    fn download(
+        &mut self,
+        element: &gst::Element,
+        settings: Settings,
+        file: crate::models::HubFile,
+    ) {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let element = element.clone();
+        std::thread::Builder::new()
+            .name("voxtralrt-download".into())
+            .spawn(move || {
+                let loaded = fetch::fetch(&element, &file, &stop)
+                    .and_then(|path| input::open_stream_at(&element, &settings, path));
+                let sent = match loaded {
+                    Ok(stream) => sender.send(Ok(stream)),
+                    Err(msg) => {
+                        if !stop.load(Ordering::Relaxed) {
+                            element.post_error_message(msg);
+                        }
+                        sender.send(Err(()))
+                    }
+                };
+                drop(sent);
+            })
+            .expect("spawning the model download");
+        self.coming = Some(receiver);
+        self.cancel_download = Some(cancel);
+    }
+
     /// READY->NULL.
     pub fn unload(&mut self) {
         self.stream = None;
+        self.coming = None;
+        if let Some(cancel) = self.cancel_download.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
     }
 
     /// READY->PAUSED: starts the worker on the loaded model.
@@ -77,14 +134,15 @@ impl Lifecycle {
                 )
             );
         }
-        let stream = match self.stream.take() {
-            Some(stream) => stream,
+        let model = match (self.stream.take(), self.coming.take()) {
+            (Some(stream), _) => ModelSource::Loaded(Box::new(stream)),
+            (None, Some(coming)) => ModelSource::Coming(coming),
             // A stop that could not take the model back returned it to the
-            // pool: take it from there.
-            None => input::open_stream(element, settings)?,
+            // pool (or the download did not finish): take it from there.
+            (None, None) => ModelSource::Loaded(Box::new(input::open_stream(element, settings)?)),
         };
         self.input.reset();
-        self.core = Some(Arc::new(Core::start(stream, settings, output)));
+        self.core = Some(Arc::new(Core::start(model, settings, output)));
         Ok(())
     }
 

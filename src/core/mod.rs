@@ -66,23 +66,42 @@ pub trait Output: Send + 'static {
     fn running_time(&self) -> Option<gst::ClockTime>;
 }
 
+/// The model a core runs on: loaded, or still coming (a download).
+pub enum ModelSource {
+    Loaded(Box<Stream>),
+    /// The model arrives on this channel; `Err` means it could not be had
+    /// (the sender posted the ERROR).
+    Coming(std::sync::mpsc::Receiver<Result<Stream, ()>>),
+}
+
 /// Runs the transcription of one element between READY->PAUSED and
 /// PAUSED->READY.
 pub struct Core {
     inbox: Arc<Inbox>,
-    worker: Option<JoinHandle<Stream>>,
+    worker: Option<JoinHandle<Option<Stream>>>,
 }
 
 impl Core {
-    /// Starts the worker on `stream` (a loaded model) with a snapshot of
-    /// the settings.
-    pub fn start(stream: Stream, settings: &Settings, output: Box<dyn Output>) -> Core {
-        let inbox = Arc::new(Inbox::new(stream.abort_handle(), settings));
-        inbox.stats().set_backend(stream.backend_name());
-        let worker = worker::Worker::new(stream, settings, output, inbox.clone());
+    /// Starts the worker on a model with a snapshot of the settings. A
+    /// model still coming is waited for on the worker thread, so the state
+    /// change does not wait and a stop ends the wait.
+    pub fn start(model: ModelSource, settings: &Settings, output: Box<dyn Output>) -> Core {
+        let abort = match &model {
+            ModelSource::Loaded(stream) => Some(stream.abort_handle()),
+            ModelSource::Coming(_) => None,
+        };
+        let inbox = Arc::new(Inbox::new(abort, settings));
+        let worker_inbox = inbox.clone();
+        let settings = settings.clone();
         let handle = std::thread::Builder::new()
             .name("voxtralrt-worker".into())
-            .spawn(move || worker.run())
+            .spawn(move || {
+                let stream = wait_for_model(model, &worker_inbox)?;
+                let stream = *stream;
+                worker_inbox.set_abort(stream.abort_handle());
+                worker_inbox.stats().set_backend(stream.backend_name());
+                Some(worker::Worker::new(stream, &settings, output, worker_inbox).run())
+            })
             .expect("spawning the transcription worker");
         Core {
             inbox,
@@ -98,7 +117,7 @@ impl Core {
 
     fn shut_down(&mut self) -> Option<Stream> {
         self.inbox.stop();
-        let mut stream = self.worker.take()?.join().ok()?;
+        let mut stream = self.worker.take()?.join().ok()??;
         stream.reset();
         Some(stream)
     }
@@ -147,6 +166,26 @@ impl Core {
 
     pub fn stats(&self) -> Stats {
         self.inbox.stats().snapshot()
+    }
+}
+
+/// The model, once it is there; `None` if the core stops first or the
+/// model cannot be had (then the input is refused with an error flow).
+fn wait_for_model(model: ModelSource, inbox: &Inbox) -> Option<Box<Stream>> {
+    let coming = match model {
+        ModelSource::Loaded(stream) => return Some(stream),
+        ModelSource::Coming(coming) => coming,
+    };
+    loop {
+        match coming.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(Ok(stream)) => return Some(Box::new(stream)),
+            Ok(Err(())) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                inbox.refuse_for_good();
+                return None;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if inbox.is_stopping() => return None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
     }
 }
 

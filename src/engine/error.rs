@@ -64,7 +64,8 @@ impl fmt::Display for Error {
         match self {
             Error::NoModelPath => write!(
                 f,
-                "no model given; set model-path to a Voxtral Mini 4B Realtime GGUF file"
+                "no model given; set model-path to a Voxtral Mini 4B Realtime GGUF file, or \
+                 model to a preset such as q4_k_m (downloaded once into the Hugging Face cache)"
             ),
             Error::ModelMissing { path } => write!(
                 f,

@@ -8,23 +8,47 @@
 use std::path::PathBuf;
 
 /// The model given with --model or $VOXTRAL_MODEL, else the test model. A
-/// preset name (`q4_k_m`, ...) becomes its `hf://` reference, which the
-/// element fetches into the Hugging Face cache.
+/// preset name (`q4_k_m`, ...) or `hf://` reference is fetched into the
+/// Hugging Face cache first, with a progress bar; without network the test
+/// model is used, with a note.
 pub fn model_path(arg: Option<String>) -> PathBuf {
-    if let Some(name) = arg.or_else(|| std::env::var("VOXTRAL_MODEL").ok()) {
-        return match gstvoxtralrt::models::preset(&name) {
-            Some(preset) => PathBuf::from(preset.hub_file().to_string()),
-            None => PathBuf::from(name),
-        };
-    }
     let fixture =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/voxtral-rt-tiny.gguf");
+    if let Some(name) = arg.or_else(|| std::env::var("VOXTRAL_MODEL").ok()) {
+        return fetched(name, &fixture);
+    }
     eprintln!(
         "note: no --model or VOXTRAL_MODEL given; using the synthetic test model {} \
          (it is not a speech model: its words are made up)",
         fixture.display()
     );
     fixture
+}
+
+/// A name (preset or hf://) fetched with a progress bar; a path as it is.
+#[cfg(feature = "download")]
+fn fetched(name: String, fixture: &std::path::Path) -> PathBuf {
+    use gstvoxtralrt::models::{hub, ModelRef};
+    let by_name = name.starts_with("hf://") || gstvoxtralrt::models::preset(&name).is_some();
+    match ModelRef::from_model_name(&name) {
+        Ok(ModelRef::Hub(file)) if by_name => match hub::fetch_with_progress_bar(&file) {
+            Ok(path) => path,
+            Err(e) => {
+                eprintln!(
+                    "note: could not fetch {name}: {e}\nnote: using the synthetic test model {} \
+                         (it is not a speech model: its words are made up)",
+                    fixture.display()
+                );
+                fixture.to_owned()
+            }
+        },
+        _ => PathBuf::from(name),
+    }
+}
+
+#[cfg(not(feature = "download"))]
+fn fetched(name: String, _fixture: &std::path::Path) -> PathBuf {
+    PathBuf::from(name)
 }
 
 /// Command-line arguments: `--name value` options, `--flag` switches and

@@ -7,11 +7,9 @@
 //! --model`). A cached model is printed at once, with no request.
 
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 
-use gstvoxtralrt::models::hub::{Hub, Progress};
+use gstvoxtralrt::models::hub::fetch_with_progress_bar;
 use gstvoxtralrt::models::{preset_names, ModelRef};
-use indicatif::{ProgressBar, ProgressStyle};
 
 fn usage() -> String {
     format!(
@@ -43,20 +41,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{elapsed_precise}] [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec} ({eta})",
-        )
-        .expect("a valid template"),
-    );
-    bar.set_message(format!("{file}"));
-    let mut show = |p: Progress| {
-        bar.set_length(p.total);
-        bar.set_position(p.done);
-    };
-    let result = Hub::from_env().fetch(&file, &mut show, &AtomicBool::new(false));
-    bar.finish_and_clear();
+    let result = fetch_with_progress_bar(&file);
     match result {
         Ok(path) => {
             println!("{}", path.display());

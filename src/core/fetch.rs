@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use gst::prelude::*;
-
 use std::sync::atomic::AtomicBool;
 
 use crate::models::{HubFile, ModelRef};
@@ -76,6 +74,7 @@ pub fn fetch(
     cancel: &AtomicBool,
 ) -> Result<PathBuf, gst::ErrorMessage> {
     use crate::models::hub::{FetchError, Hub};
+    use gst::prelude::*;
     let hub = Hub::from_env();
     if let Some(path) = hub.cached(file) {
         return Ok(path);

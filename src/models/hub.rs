@@ -579,6 +579,27 @@ impl Hub {
     }
 }
 
+/// Fetches `file` for a person at a terminal: a progress bar on stderr
+/// while it downloads. Returns the local path.
+pub fn fetch_with_progress_bar(file: &HubFile) -> Result<PathBuf, FetchError> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{elapsed_precise}] [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec} ({eta})",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_message(file.to_string());
+    let mut show = |p: Progress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    };
+    let result = Hub::from_env().fetch(file, &mut show, &AtomicBool::new(false));
+    bar.finish_and_clear();
+    result
+}
+
 #[derive(Debug)]
 struct Metadata {
     etag: String,

@@ -21,23 +21,8 @@ const SECOND: u64 = 1_000_000_000;
 
 /// A WAV file of `seconds` of a 440 Hz tone, 16 kHz mono S16LE.
 fn tone_wav(name: &str, seconds: f32) -> PathBuf {
-    let pcm = common::to_s16le(&common::sine(seconds));
-    let mut wav = Vec::with_capacity(44 + pcm.len());
-    wav.extend(b"RIFF");
-    wav.extend((36 + pcm.len() as u32).to_le_bytes());
-    wav.extend(b"WAVEfmt ");
-    wav.extend(16u32.to_le_bytes());
-    wav.extend(1u16.to_le_bytes()); // PCM
-    wav.extend(1u16.to_le_bytes()); // mono
-    wav.extend(16_000u32.to_le_bytes());
-    wav.extend(32_000u32.to_le_bytes());
-    wav.extend(2u16.to_le_bytes());
-    wav.extend(16u16.to_le_bytes());
-    wav.extend(b"data");
-    wav.extend((pcm.len() as u32).to_le_bytes());
-    wav.extend(pcm);
     let path = common::scratch_dir(name).join("tone.wav");
-    std::fs::write(&path, wav).unwrap();
+    common::write_wav(&path, &common::sine(seconds));
     path
 }
 

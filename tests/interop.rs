@@ -129,12 +129,10 @@ struct ChainRun {
     caps: gst::Caps,
 }
 
-/// Pushes the tone-burst audio (100 ms buffers, non-live) through
-/// `voxtralrttranscriber ! <tail>`.
-fn run_chain(tail: &str) -> ChainRun {
+/// `voxtralrttranscriber ! <tail>` in a harness fed F32 audio, and what our
+/// element writes.
+fn chain_harness(tail: &str) -> (gst_check::Harness, Arc<Mutex<Vec<Timed>>>) {
     init();
-    let frames = tone_frames();
-    let audio = tone_audio(66, &frames);
     let mut h = gst_check::Harness::new_parse(&format!(
         "voxtralrttranscriber name=t model-path={} threads=1 ! {tail}",
         tone_model()
@@ -148,6 +146,11 @@ fn run_chain(tail: &str) -> ChainRun {
         .by_name("t")
         .unwrap();
     let words = record(&t.static_pad("src").unwrap());
+    (h, words)
+}
+
+/// Pushes `audio` in 100 ms buffers stamped from 0.
+fn push_in_100ms_buffers(h: &mut gst_check::Harness, audio: &[f32]) {
     for (i, piece) in audio.chunks(1600).enumerate() {
         let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
         {
@@ -157,6 +160,10 @@ fn run_chain(tail: &str) -> ChainRun {
         }
         h.push(b).unwrap();
     }
+}
+
+/// Ends the stream and collects what came out of the chain.
+fn finish_chain(mut h: gst_check::Harness, words: Arc<Mutex<Vec<Timed>>>) -> ChainRun {
     h.push_event(gst::event::Eos::new());
     let mut out = Vec::new();
     while let Ok(Some(b)) = h.pull_until_eos() {
@@ -165,6 +172,14 @@ fn run_chain(tail: &str) -> ChainRun {
     let caps = h.sinkpad().unwrap().current_caps().expect("negotiated");
     let words = words.lock().unwrap().clone();
     ChainRun { words, out, caps }
+}
+
+/// Pushes the tone-burst audio (100 ms buffers, non-live) through
+/// `voxtralrttranscriber ! <tail>`.
+fn run_chain(tail: &str) -> ChainRun {
+    let (mut h, words) = chain_harness(tail);
+    push_in_100ms_buffers(&mut h, &tone_audio(66, &tone_frames()));
+    finish_chain(h, words)
 }
 
 /// Checks our words against the fixture: one "x" per tone frame, each
@@ -569,50 +584,18 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
 /// as a segment-seek loop does: the first segment ends with SEGMENT_DONE,
 /// the second, with a base that carries the running time on, with EOS.
 fn run_two_segments(tail: &str) -> ChainRun {
-    init();
-    let frames = tone_frames();
-    let audio = tone_audio(66, &frames);
+    let audio = tone_audio(66, &tone_frames());
     let length = audio.len() as u64 * 1000 * MS / 16_000;
-    let mut h = gst_check::Harness::new_parse(&format!(
-        "voxtralrttranscriber name=t model-path={} threads=1 ! {tail}",
-        tone_model()
-    ));
-    h.set_src_caps_str(F32_CAPS);
-    let t = h
-        .element()
-        .unwrap()
-        .downcast::<gst::Bin>()
-        .unwrap()
-        .by_name("t")
-        .unwrap();
-    let words = record(&t.static_pad("src").unwrap());
-    let push_all = |h: &mut gst_check::Harness| {
-        for (i, piece) in audio.chunks(1600).enumerate() {
-            let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
-            {
-                let b = b.get_mut().unwrap();
-                b.set_pts(gst::ClockTime::from_mseconds(i as u64 * 100));
-                b.set_duration(gst::ClockTime::from_mseconds(100));
-            }
-            h.push(b).unwrap();
-        }
-    };
-    push_all(&mut h);
+    let (mut h, words) = chain_harness(tail);
+    push_in_100ms_buffers(&mut h, &audio);
     h.push_event(gst::event::SegmentDone::new(gst::ClockTime::from_nseconds(
         length,
     )));
     let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
     segment.set_base(gst::ClockTime::from_nseconds(length));
     h.push_event(gst::event::Segment::new(&segment));
-    push_all(&mut h);
-    h.push_event(gst::event::Eos::new());
-    let mut out = Vec::new();
-    while let Ok(Some(b)) = h.pull_until_eos() {
-        out.push(Timed::of(&b));
-    }
-    let caps = h.sinkpad().unwrap().current_caps().expect("negotiated");
-    let words = words.lock().unwrap().clone();
-    ChainRun { words, out, caps }
+    push_in_100ms_buffers(&mut h, &audio);
+    finish_chain(h, words)
 }
 
 #[test]

@@ -508,25 +508,6 @@ fn a_stream_the_model_ends_on_its_own_loses_no_word_at_the_seam() {
     assert_eq!(stats.get::<u64>("stopped-model-restarts").unwrap(), 0);
 }
 
-/// Writes 16-bit mono 16 kHz WAV.
-fn write_wav(path: &std::path::Path, samples: &[f32]) {
-    let data = common::to_s16le(samples);
-    let mut out = b"RIFF".to_vec();
-    out.extend((36 + data.len() as u32).to_le_bytes());
-    out.extend(b"WAVEfmt ");
-    out.extend(16u32.to_le_bytes());
-    out.extend(1u16.to_le_bytes()); // PCM
-    out.extend(1u16.to_le_bytes()); // mono
-    out.extend(16_000u32.to_le_bytes());
-    out.extend(32_000u32.to_le_bytes());
-    out.extend(2u16.to_le_bytes());
-    out.extend(16u16.to_le_bytes());
-    out.extend(b"data");
-    out.extend((data.len() as u32).to_le_bytes());
-    out.extend(data);
-    std::fs::write(path, out).unwrap();
-}
-
 #[test]
 fn without_sight_of_the_end_token_a_model_silent_over_sound_is_restarted() {
     // The fallback for a transcribe.cpp whose polls the engine does not
@@ -539,7 +520,7 @@ fn without_sight_of_the_end_token_a_model_silent_over_sound_is_restarted() {
     common::add_tone(&mut audio, 10..13, 1000.0);
     common::add_tone(&mut audio, 20..21, 2000.0);
     common::add_tone(&mut audio, 30..190, 1000.0);
-    write_wav(&wav, &audio);
+    common::write_wav(&wav, &audio);
     let output = std::process::Command::new("gst-launch-1.0")
         .args(["-q", "filesrc", &format!("location={}", wav.display())])
         .args(["!", "wavparse", "!", "voxtralrtsink", "threads=1"])

@@ -211,3 +211,22 @@ pub fn transcriber_in(h: &gst_check::Harness) -> gst::Element {
         })
         .expect("a transcriber in the harness")
 }
+
+/// Writes 16-bit mono 16 kHz WAV.
+pub fn write_wav(path: &std::path::Path, samples: &[f32]) {
+    let data = to_s16le(samples);
+    let mut out = b"RIFF".to_vec();
+    out.extend((36 + data.len() as u32).to_le_bytes());
+    out.extend(b"WAVEfmt ");
+    out.extend(16u32.to_le_bytes());
+    out.extend(1u16.to_le_bytes()); // PCM
+    out.extend(1u16.to_le_bytes()); // mono
+    out.extend(16_000u32.to_le_bytes());
+    out.extend(32_000u32.to_le_bytes());
+    out.extend(2u16.to_le_bytes());
+    out.extend(16u16.to_le_bytes());
+    out.extend(b"data");
+    out.extend((data.len() as u32).to_le_bytes());
+    out.extend(data);
+    std::fs::write(path, out).unwrap();
+}

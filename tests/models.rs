@@ -722,3 +722,36 @@ fn the_model_property_takes_presets_and_refuses_unknown_names() {
         );
     }
 }
+
+#[test]
+fn two_elements_on_one_hub_file_download_it_once_and_both_transcribe() {
+    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let hub = Lookalike::start(Faults {
+        slow: Some(Duration::from_millis(50)),
+        ..Faults::default()
+    });
+    let home = common::scratch_dir("hub-two-elements");
+    std::env::set_var("HF_HOME", &home);
+    std::env::set_var("HF_ENDPOINT", &hub.endpoint);
+    std::env::remove_var("HF_HUB_OFFLINE");
+    let reference = format!("hf://{REPO}/{FILE}");
+    let results: Vec<(Vec<String>, usize, Option<String>)> = std::thread::scope(|s| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| transcribe_with(&reference)))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for (_, words, error) in &results {
+        assert_eq!(error, &None);
+        assert!(*words > 5, "{words} words");
+    }
+    let transfers = hub
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.contains("/resolve/"))
+        .count();
+    // Each asks for the metadata once; one of them transfers the file.
+    assert_eq!(transfers, 3, "{:?}", hub.requests.lock().unwrap());
+}

@@ -123,7 +123,10 @@ pub fn cargo_build(args: &[&str]) -> PathBuf {
 pub fn plugin_dir() -> PathBuf {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = cargo_build(&["--lib"]);
+        // With the examples, cargo resolves features as `cargo test` does
+        // (dev-dependencies on): `--lib` alone resolves them otherwise and
+        // builds transcribe.cpp's C++ a second time on a fresh machine.
+        let dir = cargo_build(&["--lib", "--examples"]);
         assert!(
             dir.join("libgstvoxtralrt.so").exists(),
             "no plugin in {}",

@@ -548,14 +548,24 @@ fn transcribe_with_properties(properties: &str) -> (Vec<String>, usize, Option<S
 /// the tests that set them take turns.
 static HF_ENV: Mutex<()> = Mutex::new(());
 
-#[test]
-fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache() {
-    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let hub = Lookalike::start(Faults::default());
-    let home = common::scratch_dir("hub-element");
+/// A lookalike with `faults` that the element's HF_* variables point at,
+/// a fresh HF_HOME, and the turn to use them (held while the guard lives).
+fn element_hub(
+    faults: Faults,
+    name: &str,
+) -> (std::sync::MutexGuard<'static, ()>, Lookalike, PathBuf) {
+    let turn = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
+    let hub = Lookalike::start(faults);
+    let home = common::scratch_dir(name);
     std::env::set_var("HF_HOME", &home);
     std::env::set_var("HF_ENDPOINT", &hub.endpoint);
     std::env::remove_var("HF_HUB_OFFLINE");
+    (turn, hub, home)
+}
+
+#[test]
+fn the_transcriber_downloads_an_hf_model_path_with_progress_then_uses_the_cache() {
+    let (_turn, hub, home) = element_hub(Faults::default(), "hub-element");
     let reference = format!("hf://{REPO}/{FILE}");
     let (progress, words, error) = transcribe_with(&reference);
     assert_eq!(error, None);
@@ -642,15 +652,11 @@ fn voxtralrt_fetch_prints_the_cached_path_and_says_what_went_wrong() {
 #[test]
 fn going_to_null_stops_a_download_within_a_second_and_the_next_start_resumes_it() {
     use gst::prelude::*;
-    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let hub = Lookalike::start(Faults {
+    let slow = Faults {
         slow: Some(Duration::from_millis(300)),
         ..Faults::default()
-    });
-    let home = common::scratch_dir("hub-element-cancel");
-    std::env::set_var("HF_HOME", &home);
-    std::env::set_var("HF_ENDPOINT", &hub.endpoint);
-    std::env::remove_var("HF_HUB_OFFLINE");
+    };
+    let (_turn, hub, home) = element_hub(slow, "hub-element-cancel");
     common::init_plugin();
     let line = format!(
         "audiotestsrc num-buffers=40 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
@@ -725,15 +731,11 @@ fn the_model_property_takes_presets_and_refuses_unknown_names() {
 
 #[test]
 fn two_elements_on_one_hub_file_download_it_once_and_both_transcribe() {
-    let _env = HF_ENV.lock().unwrap_or_else(|e| e.into_inner());
-    let hub = Lookalike::start(Faults {
+    let slow = Faults {
         slow: Some(Duration::from_millis(50)),
         ..Faults::default()
-    });
-    let home = common::scratch_dir("hub-two-elements");
-    std::env::set_var("HF_HOME", &home);
-    std::env::set_var("HF_ENDPOINT", &hub.endpoint);
-    std::env::remove_var("HF_HUB_OFFLINE");
+    };
+    let (_turn, hub, _home) = element_hub(slow, "hub-two-elements");
     let reference = format!("hf://{REPO}/{FILE}");
     let results: Vec<(Vec<String>, usize, Option<String>)> = std::thread::scope(|s| {
         let runs: Vec<_> = (0..2)

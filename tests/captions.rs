@@ -13,6 +13,8 @@
 
 mod common;
 
+use common::{tone_audio, tone_frames, tone_model, truth};
+
 use std::path::Path;
 
 use cea608_types::{Cea608, Cea608State};
@@ -21,7 +23,6 @@ use gst::prelude::*;
 const MS: u64 = 1_000_000;
 const FRAME: usize = 1280;
 const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-const DELAY_MS: u64 = 480;
 const INTERVAL_MS: u64 = 160;
 /// How late a word may show on a decoder's screen after its place in the
 /// audio, roll-up: the word's own timing error (a decode interval), then
@@ -43,35 +44,6 @@ fn init() {
         gstrsclosedcaption::plugin_register_static().expect("registering rsclosedcaption");
         gsttextwrap::plugin_register_static().expect("registering rstextwrap");
     });
-}
-
-fn tone_model() -> String {
-    common::fixture("voxtral-rt-tone.gguf")
-        .display()
-        .to_string()
-}
-
-/// The bursts of tests/timing.rs and tests/interop.rs for the default
-/// delay: tone frames 16-18, 36-40 and 46-55 of 66.
-fn tone_frames() -> Vec<usize> {
-    let d = (DELAY_MS / 80) as usize;
-    [(d + 10, 3), (d + 30, 5), (d + 40, 10)]
-        .iter()
-        .flat_map(|&(start, len)| start..start + len)
-        .collect()
-}
-
-fn tone_audio(total_frames: usize, frames: &[usize]) -> Vec<f32> {
-    let mut audio = vec![0.0f32; total_frames * FRAME];
-    for &f in frames {
-        common::add_tone(&mut audio, f..f + 1, 1000.0);
-    }
-    audio
-}
-
-/// Where the fixture puts the word of tone frame `f` (ns), audio from 0.
-fn truth(f: usize) -> u64 {
-    (f as u64 * 80 - DELAY_MS) * MS
 }
 
 /// 100 ms buffers of the tone-burst audio, timestamped from 0.

@@ -30,6 +30,8 @@
 
 mod common;
 
+use common::{tone_audio, tone_frames, tone_model, truth};
+
 use std::sync::{Arc, Mutex};
 
 use gst::prelude::*;
@@ -37,8 +39,7 @@ use gst::prelude::*;
 const MS: u64 = 1_000_000;
 const FRAME: usize = 1280;
 const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-/// The element's default delay and decode interval (ms).
-const DELAY_MS: u64 = 480;
+/// The element's default decode interval (ms).
 const INTERVAL_MS: u64 = 160;
 /// One CEA-608 frame at 30000/1001 fps, in ns.
 const CC_FRAME: u64 = 33_366_667;
@@ -51,40 +52,6 @@ fn init() {
         gstrsclosedcaption::plugin_register_static().expect("registering rsclosedcaption");
         gsttextwrap::plugin_register_static().expect("registering rstextwrap");
     });
-}
-
-fn tone_model() -> String {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/voxtral-rt-tone.gguf")
-        .display()
-        .to_string()
-}
-
-/// The bursts of tests/timing.rs for the default delay (0.8 s for 240 ms,
-/// 2.4 s for 400 ms, 3.2 s for 800 ms, moved past the delay): tone frames
-/// 16-18, 36-40 and 46-55 of 66.
-fn tone_frames() -> Vec<usize> {
-    let d = (DELAY_MS / 80) as usize;
-    [(d + 10, 3), (d + 30, 5), (d + 40, 10)]
-        .iter()
-        .flat_map(|&(start, len)| start..start + len)
-        .collect()
-}
-
-fn tone_audio(total_frames: usize, frames: &[usize]) -> Vec<f32> {
-    let mut audio = vec![0.0f32; total_frames * FRAME];
-    for &f in frames {
-        for (i, sample) in audio[f * FRAME..(f + 1) * FRAME].iter_mut().enumerate() {
-            let n = (f * FRAME + i) as f32;
-            *sample = 0.5 * (2.0 * std::f32::consts::PI * 1000.0 * n / 16_000.0).sin();
-        }
-    }
-    audio
-}
-
-/// Where the fixture puts the word of tone frame `f` (ns), audio from 0.
-fn truth(f: usize) -> u64 {
-    (f as u64 * 80 - DELAY_MS) * MS
 }
 
 #[derive(Debug, Clone)]

@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::tone_model;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,13 +23,6 @@ const S16_CAPS: &str = "audio/x-raw,format=S16LE,rate=16000,channels=1,layout=in
 const ALL_DELAYS: [u32; 16] = [
     80, 160, 240, 320, 400, 480, 560, 640, 720, 800, 880, 960, 1040, 1120, 1200, 2400,
 ];
-
-fn tone_model() -> String {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/voxtral-rt-tone.gguf")
-        .display()
-        .to_string()
-}
 
 /// Tone bursts of (start frame, frames) on silence; returns the audio and the
 /// tone frames.

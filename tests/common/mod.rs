@@ -233,3 +233,38 @@ pub fn write_wav(path: &std::path::Path, samples: &[f32]) {
     out.extend(data);
     std::fs::write(path, out).unwrap();
 }
+
+/// The tone timing fixture (tests/fixtures/README-tone.md): a word per
+/// 80 ms frame of 1 kHz tone.
+pub fn tone_model() -> String {
+    fixture("voxtral-rt-tone.gguf").display().to_string()
+}
+
+/// The element's default delay, in the timing fixture's terms.
+const TONE_DELAY_MS: u64 = 480;
+
+/// The timing bursts (0.8 s for 240 ms, 2.4 s for 400 ms, 3.2 s for
+/// 800 ms) moved past the default delay: tone frames 16-18, 36-40 and
+/// 46-55 of 66.
+pub fn tone_frames() -> Vec<usize> {
+    let d = (TONE_DELAY_MS / 80) as usize;
+    [(d + 10, 3), (d + 30, 5), (d + 40, 10)]
+        .iter()
+        .flat_map(|&(start, len)| start..start + len)
+        .collect()
+}
+
+/// `total_frames` of silence with the tone on `frames`.
+pub fn tone_audio(total_frames: usize, frames: &[usize]) -> Vec<f32> {
+    let mut audio = vec![0.0f32; total_frames * FRAME];
+    for &f in frames {
+        add_tone(&mut audio, f..f + 1, 1000.0);
+    }
+    audio
+}
+
+/// Where the fixture puts the word of tone frame `f` (ns, audio from 0) at
+/// the default delay.
+pub fn truth(f: usize) -> u64 {
+    (f as u64 * 80 - TONE_DELAY_MS) * 1_000_000
+}

@@ -13,7 +13,6 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::FRAME;
 use gst::prelude::*;
@@ -95,24 +94,14 @@ fn run_live(audio: &[f32], extra: &str) -> Run {
     pipeline.set_state(gst::State::Playing).unwrap();
     let src = pipeline.by_name("src").unwrap();
     let clock = gst::SystemClock::obtain();
-    let started = clock.time();
-    for (i, piece) in audio.chunks(FRAME).enumerate() {
-        let due = started + gst::ClockTime::from_mseconds(80 * i as u64);
-        while clock.time() < due {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
-        let bm = b.get_mut().unwrap();
-        bm.set_pts(gst::ClockTime::from_mseconds(80 * i as u64));
-        bm.set_duration(gst::ClockTime::from_mseconds(80));
-        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+    common::push_in_real_time(&src, audio, &clock, || {
         let lag = t
             .property::<gst::Structure>("stats")
             .get::<u64>("lag")
             .unwrap();
         let mut r = run.lock().unwrap();
         r.max_lag = r.max_lag.max(lag);
-    }
+    });
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let deadline = gst::ClockTime::from_seconds(120);
     loop {

@@ -12,7 +12,6 @@ mod common;
 use common::tone_model;
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use gst::prelude::*;
 
@@ -233,18 +232,7 @@ fn in_a_live_pipeline_each_word_leaves_within_the_latency() {
     pipeline.set_state(gst::State::Playing).unwrap();
     let src = pipeline.by_name("src").unwrap();
     // Real time: one 80 ms buffer every 80 ms.
-    let started = clock.time();
-    for (i, piece) in audio.chunks(FRAME).enumerate() {
-        let due = started + gst::ClockTime::from_mseconds(80 * i as u64);
-        while clock.time() < due {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
-        let bm = b.get_mut().unwrap();
-        bm.set_pts(gst::ClockTime::from_mseconds(80 * i as u64));
-        bm.set_duration(gst::ClockTime::from_mseconds(80));
-        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
-    }
+    common::push_in_real_time(&src, &audio, &clock, || {});
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let msg = pipeline
         .bus()

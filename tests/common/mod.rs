@@ -268,3 +268,28 @@ pub fn tone_audio(total_frames: usize, frames: &[usize]) -> Vec<f32> {
 pub fn truth(f: usize) -> u64 {
     (f as u64 * 80 - TONE_DELAY_MS) * 1_000_000
 }
+
+/// Pushes `audio` into the live appsrc `src` in real time on `clock`, one
+/// 80 ms buffer every 80 ms stamped from 0, calling `after_each` after each
+/// push.
+pub fn push_in_real_time(
+    src: &gst::Element,
+    audio: &[f32],
+    clock: &gst::Clock,
+    mut after_each: impl FnMut(),
+) {
+    use gst::prelude::*;
+    let started = clock.time();
+    for (i, piece) in audio.chunks(FRAME).enumerate() {
+        let due = started + gst::ClockTime::from_mseconds(80 * i as u64);
+        while clock.time() < due {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let mut b = gst::Buffer::from_mut_slice(to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(80 * i as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(80));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+        after_each();
+    }
+}

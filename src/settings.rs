@@ -497,6 +497,17 @@ impl Settings {
         ]
     }
 
+    /// `post-messages`: the sink posts by default (messages are one of its
+    /// outputs), the transcriber only when asked (its output is the pad).
+    pub fn post_messages_param_spec(default: bool) -> glib::ParamSpec {
+        glib::ParamSpecBoolean::builder("post-messages")
+            .nick("Post messages")
+            .blurb("Post a 'voxtralrt-transcript' element message on the bus for each word or line (text, pts, duration, running-time, running-time-end, stream-time, stream-time-end, is-final), e.g. to send the text on beside closed captions")
+            .default_value(default)
+            .mutable_playing()
+            .build()
+    }
+
     /// The caption encoder's set-up for video at `framerate`.
     pub fn caption_config(&self, framerate: caption::Framerate) -> caption::Config {
         caption::Config {

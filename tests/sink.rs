@@ -85,7 +85,13 @@ fn each_word_is_posted_with_its_times_before_eos() {
     }
     // The sink loses nothing: the same words, at the same times, as the
     // transcriber element.
-    let posted: Vec<(String, u64)> = words
+    let posted = text_and_pts(&messages);
+    assert_eq!(posted, transcriber_words());
+    assert!(posted.len() > 40);
+}
+
+fn text_and_pts(messages: &[gst::Message]) -> Vec<(String, u64)> {
+    transcripts(messages)
         .iter()
         .map(|w| {
             (
@@ -93,7 +99,25 @@ fn each_word_is_posted_with_its_times_before_eos() {
                 w.get::<u64>("pts").unwrap(),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// Captions on the pad and the text on the bus, from one model: what the
+/// WebRTC example sends in the video and on its data channel.
+#[test]
+fn the_transcriber_posts_the_same_messages_beside_caption_output_when_asked() {
+    let captions = "closedcaption/x-cea-708,format=cc_data,framerate=30/1 ! fakesink";
+    let quiet = run(&pipeline(&format!(
+        "voxtralrttranscriber model-path=MODEL threads=1 ! {captions}"
+    )));
+    assert!(
+        transcripts(&quiet).is_empty(),
+        "the transcriber posted without post-messages"
+    );
+    let posted = run(&pipeline(&format!(
+        "voxtralrttranscriber model-path=MODEL threads=1 post-messages=true ! {captions}"
+    )));
+    let posted = text_and_pts(&posted);
     assert_eq!(posted, transcriber_words());
     assert!(posted.len() > 40);
 }

@@ -38,6 +38,48 @@ pub struct TimedCue {
     pub segment: gst::FormattedSegment<gst::ClockTime>,
 }
 
+/// The structure name of the element message posted per cue (always by
+/// voxtralrtsink, with `post-messages` by voxtralrttranscriber).
+pub const TRANSCRIPT_MESSAGE: &str = "voxtralrt-transcript";
+
+impl TimedCue {
+    pub fn end(&self) -> gst::ClockTime {
+        self.pts + self.duration
+    }
+
+    /// `t` (a buffer time of this cue's segment) as running time; times
+    /// outside the segment are given as they are rather than dropped.
+    pub fn running_time(&self, t: gst::ClockTime) -> u64 {
+        self.segment
+            .to_running_time(t)
+            .map_or(t.nseconds(), |r| r.nseconds())
+    }
+
+    /// `t` as stream time (the media's own timeline: a file's position).
+    pub fn stream_time(&self, t: gst::ClockTime) -> u64 {
+        self.segment
+            .to_stream_time(t)
+            .map_or(t.nseconds(), |s| s.nseconds())
+    }
+
+    /// The `voxtralrt-transcript` message's structure: the text with its
+    /// buffer, running and stream times, so an application can place it
+    /// against whichever clock it shows.
+    pub fn transcript_message(&self) -> gst::Structure {
+        let end = self.end();
+        gst::Structure::builder(TRANSCRIPT_MESSAGE)
+            .field("text", &self.text)
+            .field("pts", self.pts.nseconds())
+            .field("duration", self.duration.nseconds())
+            .field("running-time", self.running_time(self.pts))
+            .field("running-time-end", self.running_time(end))
+            .field("stream-time", self.stream_time(self.pts))
+            .field("stream-time-end", self.stream_time(end))
+            .field("is-final", true)
+            .build()
+    }
+}
+
 /// Where the worker delivers its results. Called on the worker thread only.
 pub trait Output: Send + 'static {
     /// A word or line.

@@ -11,7 +11,7 @@ use gst::subclass::prelude::*;
 use gst_base::prelude::*;
 use gst_base::subclass::prelude::*;
 
-use super::{FileFormatChoice, MESSAGE_NAME};
+use super::FileFormatChoice;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::{Core, Output, TimedCue};
@@ -140,29 +140,14 @@ struct SinkOutput {
 }
 
 impl SinkOutput {
-    fn times(cue: &TimedCue) -> (FileCue<'_>, u64, u64) {
-        let end = cue.pts + cue.duration;
-        let running = |t: gst::ClockTime| {
-            cue.segment
-                .to_running_time(t)
-                .map_or(t.nseconds(), |r| r.nseconds())
-        };
-        let stream = |t: gst::ClockTime| {
-            cue.segment
-                .to_stream_time(t)
-                .map_or(t.nseconds(), |s| s.nseconds())
-        };
-        (
-            FileCue {
-                text: &cue.text,
-                start: stream(cue.pts),
-                end: stream(end),
-                running_start: running(cue.pts),
-                running_end: running(end),
-            },
-            cue.pts.nseconds(),
-            cue.duration.nseconds(),
-        )
+    fn times(cue: &TimedCue) -> FileCue<'_> {
+        FileCue {
+            text: &cue.text,
+            start: cue.stream_time(cue.pts),
+            end: cue.stream_time(cue.end()),
+            running_start: cue.running_time(cue.pts),
+            running_end: cue.running_time(cue.end()),
+        }
     }
 }
 
@@ -171,24 +156,17 @@ impl Output for SinkOutput {
         let Some(element) = self.element.upgrade() else {
             return Err(gst::FlowError::Flushing);
         };
-        let (times, pts, duration) = Self::times(&cue);
+        let times = Self::times(&cue);
         gst::debug!(CAT, obj = element, "cue {:?}", times);
         if self.post_messages {
-            let s = gst::Structure::builder(MESSAGE_NAME)
-                .field("text", times.text)
-                .field("pts", pts)
-                .field("duration", duration)
-                .field("running-time", times.running_start)
-                .field("running-time-end", times.running_end)
-                .field("stream-time", times.start)
-                .field("stream-time-end", times.end)
-                .field("is-final", true)
+            let message = gst::message::Element::builder(cue.transcript_message())
+                .src(&element)
                 .build();
-            let _ = element.post_message(gst::message::Element::builder(s).src(&element).build());
+            let _ = element.post_message(message);
         }
         element.emit_by_name::<()>(
             "transcript",
-            &[&times.text, &times.running_start, &duration],
+            &[&times.text, &times.running_start, &cue.duration.nseconds()],
         );
         if let Some(file) = &mut self.file {
             if let Err(e) = file.write(&times, self.line_cues) {
@@ -314,12 +292,7 @@ impl ObjectImpl for Sink {
                     .blurb("Format of the transcript file: txt, srt, vtt or jsonl; auto picks it from the location's extension")
                     .mutable_ready()
                     .build(),
-                glib::ParamSpecBoolean::builder("post-messages")
-                    .nick("Post messages")
-                    .blurb("Post a 'voxtralrt-transcript' element message on the bus for each word or line (text, pts, duration, running-time, running-time-end, stream-time, stream-time-end, is-final)")
-                    .default_value(true)
-                    .mutable_playing()
-                    .build(),
+                Settings::post_messages_param_spec(true),
             ]);
             props
         });

@@ -10,7 +10,7 @@ use gst::prelude::*;
 mod imp;
 
 /// The structure name of the element messages the sink posts per cue.
-pub const MESSAGE_NAME: &str = "voxtralrt-transcript";
+pub use crate::core::TRANSCRIPT_MESSAGE as MESSAGE_NAME;
 
 glib::wrapper! {
     pub struct VoxtralRtSink(ObjectSubclass<imp::Sink>) @extends gst_base::BaseSink, gst::Element, gst::Object;

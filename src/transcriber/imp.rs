@@ -1,7 +1,7 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use gst::glib;
@@ -29,6 +29,8 @@ pub struct Transcriber {
     settings: SettingsCell,
     state: Mutex<Lifecycle>,
     caption_losses: Arc<CaptionLosses>,
+    /// `post-messages`, read per cue so it can change while playing.
+    post_messages: Arc<AtomicBool>,
 }
 
 /// What captions could not carry, for `stats`: totals over the element's
@@ -93,6 +95,7 @@ struct SrcOutput {
     /// Where the current segment starts: the origin of the frame grid.
     segment_start: gst::ClockTime,
     caption_losses: Arc<CaptionLosses>,
+    post_messages: Arc<AtomicBool>,
     /// What was warned about in this stream (from STREAM_START on).
     warned_replaced: bool,
     warned_dropped: bool,
@@ -322,6 +325,9 @@ impl SrcOutput {
 impl Output for SrcOutput {
     fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
         self.check_reconfigure();
+        if self.post_messages.load(Ordering::Relaxed) {
+            self.message(cue.transcript_message());
+        }
         if let Kind::Text = self.kind {
             gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
             return self.push_buffer(cue.text.into_bytes(), cue.pts, cue.duration);
@@ -529,6 +535,7 @@ impl Transcriber {
             kind: Kind::Text,
             segment_start: gst::ClockTime::ZERO,
             caption_losses: self.caption_losses.clone(),
+            post_messages: self.post_messages.clone(),
             warned_replaced: false,
             warned_dropped: false,
             discont: true,
@@ -594,6 +601,7 @@ impl ObjectSubclass for Transcriber {
             settings: SettingsCell::default(),
             state: Mutex::new(Lifecycle::default()),
             caption_losses: Arc::default(),
+            post_messages: Arc::default(),
         }
     }
 }
@@ -603,12 +611,18 @@ impl ObjectImpl for Transcriber {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
             let mut properties = Settings::param_specs();
             properties.extend(Settings::caption_param_specs());
+            properties.push(Settings::post_messages_param_spec(false));
             properties
         });
         PROPERTIES.as_ref()
     }
 
     fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {
+        if pspec.name() == "post-messages" {
+            let post = value.get().expect("type checked");
+            self.post_messages.store(post, Ordering::Relaxed);
+            return;
+        }
         self.settings
             .set_property(self.obj().upcast_ref(), value, pspec);
     }
@@ -618,6 +632,9 @@ impl ObjectImpl for Transcriber {
             let mut stats = self.state.lock().unwrap().stats().to_structure();
             self.caption_losses.add_to(&mut stats);
             return stats.to_value();
+        }
+        if pspec.name() == "post-messages" {
+            return self.post_messages.load(Ordering::Relaxed).to_value();
         }
         self.settings.property(pspec)
     }

@@ -13,11 +13,11 @@
 
 mod common;
 
+use common::cc608::cc1_chars;
 use common::{tone_audio, tone_frames, tone_model, truth};
 
 use std::path::Path;
 
-use cea608_types::{Cea608, Cea608State};
 use gst::prelude::*;
 
 const MS: u64 = 1_000_000;
@@ -133,29 +133,6 @@ fn write_ts(path: &Path, extra: &str, fps: &str, seconds: u64) -> gst::Element {
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");
     pipeline.by_name("t").unwrap()
-}
-
-/// The text characters of CEA-608 CC1 byte pairs, with the time of the
-/// pair that wrote them (a character replaced by an extended one is
-/// dropped).
-fn cc1_chars(pairs: &[(u64, [u8; 2])]) -> Vec<(u64, char)> {
-    let mut state = Cea608State::default();
-    let mut chars: Vec<(u64, char)> = Vec::new();
-    for &(t, pair) in pairs {
-        match state.decode(pair) {
-            Ok(Some(Cea608::Text(text))) => {
-                if text.needs_backspace {
-                    chars.pop();
-                }
-                let written = [text.char1, text.char2].into_iter().flatten();
-                chars.extend(written.map(|c| (t, c)));
-            }
-            // A new row separates words as a space does.
-            Ok(Some(Cea608::CarriageReturn(_))) => chars.push((t, ' ')),
-            _ => {}
-        }
-    }
-    chars
 }
 
 /// Reads a TS file back with GStreamer: tsdemux ! h264parse ! ccextractor,

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod cc608;
+
 use std::path::PathBuf;
 
 /// The tiny synthetic model: real transcribe.cpp code paths, fixed text.

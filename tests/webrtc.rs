@@ -1,0 +1,602 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! examples/webrtc_captions end to end, on 127.0.0.1 only: a native
+//! webrtcbin receiver reads the caption SEI and the `captions` data
+//! channel, headless Chromium plays the page, several viewers come and go,
+//! and garbage on the signalling socket changes nothing.
+//!
+//! Timing uses the tone fixture (tests/fixtures/README-tone.md): one word
+//! "x" per 80 ms frame of 1 kHz tone, each belonging at a known place in
+//! the audio. The example plays the file from running time 0 (when the
+//! first viewer arrives) and prints each viewer's origin, the running time
+//! of its media time 0; so a word of tone frame f belongs at media time
+//! LEAD + truth(f) - origin on that viewer.
+
+mod common;
+
+use common::cc608::cc1_chars;
+use common::{tone_audio, tone_frames, truth};
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gst::prelude::*;
+use serde_json::{json, Value};
+use tungstenite::{Message, WebSocket};
+
+const MS: i64 = 1_000_000;
+/// Silence before the tone fixture in the test audio, so that its words
+/// come after the first viewer's origin even on a slow machine (the origin
+/// is measured, not assumed); a whole number of 80 ms frames, so the tone
+/// bursts stay frame-aligned.
+const LEAD_MS: u64 = 3200;
+/// How far a data-channel cue's start may be from its word's place in the
+/// audio: the transcriber's grain is one decode interval (160 ms) either
+/// way; measured: see the eprintln lines.
+const CUE_BOUND_MS: i64 = 160;
+/// How late a word may show in the received SEI captions (as
+/// tests/captions.rs: a decode interval, the 608 codes before it, a frame);
+/// the receiver's jitter buffer adds nothing to PTS differences.
+const SEI_BOUND_MS: i64 = 160 + 250;
+/// Hard limit for anything the tests wait for.
+const WAIT: Duration = Duration::from_secs(90);
+
+fn example_binary() -> PathBuf {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        common::cargo_build(&["--example", "webrtc_captions"])
+            .join("examples")
+            .join("webrtc_captions")
+    })
+    .clone()
+}
+
+/// The tone fixture after LEAD_MS of silence, then 3 s of silence, as a
+/// WAV file.
+fn tone_wav(dir: &Path) -> PathBuf {
+    let lead = vec![0.0f32; (LEAD_MS as usize) * 16];
+    let mut audio = lead;
+    audio.extend(tone_audio(66, &tone_frames()));
+    audio.extend(vec![0.0f32; 3 * 16_000]);
+    let path = dir.join("tone.wav");
+    common::write_wav(&path, &audio);
+    path
+}
+
+/// Where tone frame f's word belongs on a viewer whose origin is
+/// `origin` (ns of running time), in ns of media time.
+fn expected(f: usize, origin: u64) -> i64 {
+    (LEAD_MS * 1_000_000 + truth(f)) as i64 - origin as i64
+}
+
+/// The example as a child process, killed when dropped.
+struct Example {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    port: u16,
+}
+
+impl Example {
+    fn start(args: &[&str]) -> Example {
+        let mut child = Command::new(example_binary())
+            .args(["--port", "0", "--threads", "1"])
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("VOXTRAL_MODEL")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting the example");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        collect_lines(child.stdout.take().unwrap(), lines.clone(), "");
+        collect_lines(child.stderr.take().unwrap(), lines.clone(), "stderr: ");
+        let mut example = Example {
+            child,
+            lines,
+            port: 0,
+        };
+        let url = example.wait_for_line(|l| l.starts_with("open http://127.0.0.1:"));
+        example.port = url
+            .trim_start_matches("open http://127.0.0.1:")
+            .trim_end_matches('/')
+            .parse()
+            .expect("a port in the URL");
+        example
+    }
+
+    fn log(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
+    /// The first output line that `matches`, waiting for it.
+    fn wait_for_line(&mut self, matches: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(line) = self.lines.lock().unwrap().iter().find(|l| matches(l)) {
+                return line.clone();
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("the example ended ({status}):\n{}", self.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited too long; output:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Viewer `id`'s origin (ns of running time), from its "connected" line.
+    fn origin(&mut self, id: u64) -> u64 {
+        let prefix = format!("viewer {id}: connected");
+        let line = self.wait_for_line(|l| l.starts_with(&prefix));
+        let seconds: f64 = line
+            .rsplit("running time ")
+            .next()
+            .and_then(|s| s.trim_end_matches(" s").parse().ok())
+            .unwrap_or_else(|| panic!("no origin in {line:?}"));
+        (seconds * 1e9).round() as u64
+    }
+}
+impl Drop for Example {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the example's output:\n{}", self.log());
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn collect_lines(
+    stream: impl std::io::Read + Send + 'static,
+    lines: Arc<Mutex<Vec<String>>>,
+    prefix: &'static str,
+) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            lines.lock().unwrap().push(format!("{prefix}{line}"));
+        }
+    });
+}
+
+/// A WebSocket client with a short read timeout, so one thread can both
+/// poll it and write to it.
+struct Socket(WebSocket<TcpStream>);
+
+impl Socket {
+    fn connect(url: &str) -> Socket {
+        let address = url
+            .trim_start_matches("ws://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_owned();
+        let stream = TcpStream::connect(address).expect("connecting");
+        let (socket, _) = tungstenite::client(url, stream).expect("the WebSocket handshake");
+        socket
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        Socket(socket)
+    }
+
+    fn send(&mut self, value: &Value) {
+        self.send_text(&value.to_string());
+    }
+
+    fn send_text(&mut self, text: &str) {
+        self.0
+            .send(Message::text(text.to_owned()))
+            .expect("sending on the WebSocket");
+    }
+
+    /// The next JSON message, if one comes within the read timeout.
+    fn poll(&mut self) -> Option<Value> {
+        match self.0.read() {
+            Ok(Message::Text(text)) => serde_json::from_str(text.as_str()).ok(),
+            Ok(_) => None,
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                None
+            }
+            Err(e) => panic!("the WebSocket failed: {e}"),
+        }
+    }
+
+    /// The next message of type `kind`, within WAIT.
+    fn wait_for(&mut self, kind: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if let Some(message) = self.poll() {
+                if message["type"] == kind {
+                    return message;
+                }
+            }
+        }
+        panic!("no {kind} message in {WAIT:?}");
+    }
+}
+
+/// What a native receiver got.
+#[derive(Default)]
+struct Received {
+    /// Data-channel messages, as they came.
+    cues: Vec<Value>,
+    /// CC1 byte pairs from the SEI, with their frame's media time (ns).
+    pairs: Vec<(u64, [u8; 2])>,
+    /// PTS of the first received video frame: media time 0.
+    first_frame: Option<u64>,
+    frames: usize,
+    audio_buffers: usize,
+}
+
+/// A native viewer: webrtcbin answering the example's offer, with
+/// `rtph264depay ! h264parse ! ccextractor` on the video and the data
+/// channel read as text.
+struct NativeViewer {
+    pipeline: gst::Pipeline,
+    webrtcbin: gst::Element,
+    socket: Socket,
+    session: u64,
+    to_send: Receiver<Value>,
+    received: Arc<Mutex<Received>>,
+}
+
+impl NativeViewer {
+    fn connect(port: u16) -> NativeViewer {
+        common::init_plugin();
+        let mut socket = Socket::connect(&format!("ws://127.0.0.1:{port}/ws"));
+        let offer = socket.wait_for("offer");
+        let session = offer["session"].as_u64().expect("a session number");
+        let pipeline = gst::Pipeline::new();
+        let webrtcbin = gst::ElementFactory::make("webrtcbin")
+            .property_from_str("bundle-policy", "max-bundle")
+            .build()
+            .unwrap();
+        pipeline.add(&webrtcbin).unwrap();
+        // Media time from RTP timestamps alone, as a browser's
+        // currentTime: the default (slave) mode times frames by their
+        // arrival, which follows the network, not the media.
+        webrtcbin
+            .downcast_ref::<gst::Bin>()
+            .unwrap()
+            .by_name("rtpbin")
+            .expect("webrtcbin's rtpbin")
+            .set_property_from_str("buffer-mode", "none");
+        let received = Arc::new(Mutex::new(Received::default()));
+        let (tx, to_send) = channel();
+        connect_receiver(&pipeline, &webrtcbin, &received, tx, session);
+        pipeline.set_state(gst::State::Playing).unwrap();
+        let mut viewer = NativeViewer {
+            pipeline,
+            webrtcbin,
+            socket,
+            session,
+            to_send,
+            received,
+        };
+        viewer.answer(offer["sdp"].as_str().expect("an SDP in the offer"));
+        viewer
+    }
+
+    fn answer(&mut self, sdp: &str) {
+        let offer = gst_webrtc::WebRTCSessionDescription::new(
+            gst_webrtc::WebRTCSDPType::Offer,
+            gst_sdp::SDPMessage::parse_buffer(sdp.as_bytes()).expect("the offer parses"),
+        );
+        let promise = gst::Promise::new();
+        self.webrtcbin
+            .emit_by_name::<()>("set-remote-description", &[&offer, &promise]);
+        promise.wait();
+        let promise = gst::Promise::new();
+        self.webrtcbin
+            .emit_by_name::<()>("create-answer", &[&None::<gst::Structure>, &promise]);
+        promise.wait();
+        let answer = promise
+            .get_reply()
+            .and_then(|r| r.get::<gst_webrtc::WebRTCSessionDescription>("answer").ok())
+            .expect("webrtcbin answers the offer");
+        self.webrtcbin
+            .emit_by_name::<()>("set-local-description", &[&answer, &None::<gst::Promise>]);
+        let sdp = answer.sdp().as_text().unwrap();
+        self.socket
+            .send(&json!({"type": "answer", "session": self.session, "sdp": sdp}));
+    }
+
+    /// Passes candidates both ways for `duration`.
+    fn pump(&mut self, duration: Duration) {
+        let deadline = Instant::now() + duration;
+        while Instant::now() < deadline {
+            while let Ok(message) = self.to_send.try_recv() {
+                self.socket.send(&message);
+            }
+            if let Some(message) = self.socket.poll() {
+                if message["type"] == "ice" {
+                    let mline = message["sdpMLineIndex"].as_u64().unwrap() as u32;
+                    let candidate = message["candidate"].as_str().unwrap();
+                    self.webrtcbin
+                        .emit_by_name::<()>("add-ice-candidate", &[&mline, &candidate]);
+                }
+            }
+        }
+    }
+
+    /// Pumps until `done` holds for what was received, within WAIT.
+    fn wait_until(&mut self, what: &str, done: impl Fn(&Received) -> bool) {
+        let deadline = Instant::now() + WAIT;
+        while !done(&self.received.lock().unwrap()) {
+            if Instant::now() > deadline {
+                let r = self.received.lock().unwrap();
+                panic!(
+                    "{what}: not within {WAIT:?}; got {} cues, {} caption pairs, {} frames, \
+                     {} audio buffers",
+                    r.cues.len(),
+                    r.pairs.len(),
+                    r.frames,
+                    r.audio_buffers
+                );
+            }
+            self.pump(Duration::from_millis(200));
+        }
+    }
+
+    /// The data-channel cues as (text, start, end) in ns of media time.
+    fn cues(&self) -> Vec<(String, i64, i64)> {
+        let received = self.received.lock().unwrap();
+        received
+            .cues
+            .iter()
+            .map(|c| {
+                let ns = |v: &Value| (v.as_f64().expect("a time in seconds") * 1e9).round() as i64;
+                (
+                    c["text"].as_str().expect("a text").to_owned(),
+                    ns(&c["start"]),
+                    ns(&c["end"]),
+                )
+            })
+            .collect()
+    }
+
+    /// When each "x" showed in the SEI captions, ns of media time.
+    fn caption_x_times(&self) -> Vec<u64> {
+        cc1_chars(&self.received.lock().unwrap().pairs)
+            .into_iter()
+            .filter(|(_, c)| *c == 'x')
+            .map(|(t, _)| t)
+            .collect()
+    }
+}
+
+impl Drop for NativeViewer {
+    fn drop(&mut self) {
+        let _ = self.pipeline.set_state(gst::State::Null);
+    }
+}
+
+/// Hooks the receiver's outputs: ICE candidates to `tx`, decoded media and
+/// data-channel text into `received`.
+fn connect_receiver(
+    pipeline: &gst::Pipeline,
+    webrtcbin: &gst::Element,
+    received: &Arc<Mutex<Received>>,
+    tx: Sender<Value>,
+    session: u64,
+) {
+    let tx = Mutex::new(tx);
+    webrtcbin.connect("on-ice-candidate", false, move |args| {
+        let mline = args[1].get::<u32>().unwrap();
+        let candidate = args[2].get::<String>().unwrap();
+        let _ = tx.lock().unwrap().send(json!({
+            "type": "ice", "session": session, "candidate": candidate, "sdpMLineIndex": mline
+        }));
+        None
+    });
+    let store = received.clone();
+    webrtcbin.connect("on-data-channel", false, move |args| {
+        let channel = args[1].get::<gst_webrtc::WebRTCDataChannel>().unwrap();
+        let store = store.clone();
+        channel.connect_on_message_string(move |_, text| {
+            if let Some(cue) = text.and_then(|t| serde_json::from_str(t).ok()) {
+                store.lock().unwrap().cues.push(cue);
+            }
+        });
+        None
+    });
+    let pipeline = pipeline.downgrade();
+    let store = received.clone();
+    webrtcbin.connect_pad_added(move |_, pad| {
+        let Some(pipeline) = pipeline.upgrade() else {
+            return;
+        };
+        let caps = pad.current_caps().or_else(|| Some(pad.query_caps(None)));
+        let media = caps
+            .as_ref()
+            .and_then(|c| c.structure(0))
+            .and_then(|s| s.get::<String>("media").ok());
+        let bin = match media.as_deref() {
+            Some("video") => video_reader(&store),
+            Some("audio") => audio_reader(&store),
+            _ => return,
+        };
+        pipeline.add(&bin).unwrap();
+        bin.sync_state_with_parent().unwrap();
+        // No panic here: this runs on a GStreamer thread, where a panic
+        // aborts the whole test binary. A failed link shows as missing
+        // media in the assertions.
+        if let Err(e) = pad.link(&bin.static_pad("sink").unwrap()) {
+            eprintln!("could not link {caps:?}: {e:?}");
+        }
+    });
+}
+
+/// `rtph264depay ! h264parse ! ccextractor`, keeping the first frame's PTS
+/// and every CC1 pair with its frame's media time.
+fn video_reader(store: &Arc<Mutex<Received>>) -> gst::Element {
+    let bin = gst::parse::bin_from_description(
+        "rtph264depay name=depay ! h264parse ! ccextractor name=x ! \
+           fakesink name=frames signal-handoffs=true sync=false async=false \
+         x.caption ! ccconverter ! closedcaption/x-cea-608,format=raw ! \
+           fakesink name=cc signal-handoffs=true sync=false async=false",
+        false,
+    )
+    .unwrap();
+    // Ghosted by hand: ccconverter's sink is unlinked too until the
+    // caption pad appears.
+    let depay = bin.by_name("depay").unwrap().static_pad("sink").unwrap();
+    bin.add_pad(
+        &gst::GhostPad::builder_with_target(&depay)
+            .unwrap()
+            .name("sink")
+            .build(),
+    )
+    .unwrap();
+    let frames = store.clone();
+    bin.by_name("frames")
+        .unwrap()
+        .connect("handoff", false, move |args| {
+            let buffer = args[1].get::<gst::Buffer>().unwrap();
+            let mut received = frames.lock().unwrap();
+            received.frames += 1;
+            if received.first_frame.is_none() {
+                received.first_frame = buffer.pts().map(gst::ClockTime::nseconds);
+            }
+            None
+        });
+    let captions = store.clone();
+    bin.by_name("cc")
+        .unwrap()
+        .connect("handoff", false, move |args| {
+            let buffer = args[1].get::<gst::Buffer>().unwrap();
+            let mut received = captions.lock().unwrap();
+            let (Some(first), Some(pts)) = (received.first_frame, buffer.pts()) else {
+                return None;
+            };
+            let at = pts.nseconds().saturating_sub(first);
+            let data = buffer.map_readable().unwrap();
+            for pair in data.chunks_exact(2) {
+                received.pairs.push((at, [pair[0], pair[1]]));
+            }
+            None
+        });
+    bin.upcast()
+}
+
+/// `rtpopusdepay ! opusdec`, counting decoded buffers.
+fn audio_reader(store: &Arc<Mutex<Received>>) -> gst::Element {
+    let bin = gst::parse::bin_from_description(
+        "rtpopusdepay ! opusdec ! fakesink name=audio signal-handoffs=true sync=false async=false",
+        true,
+    )
+    .unwrap();
+    let store = store.clone();
+    bin.by_name("audio")
+        .unwrap()
+        .connect("handoff", false, move |_| {
+            store.lock().unwrap().audio_buffers += 1;
+            None
+        });
+    bin.upcast()
+}
+
+/// Checks one time per tone frame, in order, each within `bound` of its
+/// place (ns of media time on a viewer with `origin`); returns the worst
+/// offsets (earliest, latest) in ms.
+fn assert_on_time(what: &str, times: &[i64], origin: u64, early: i64, late: i64) -> (i64, i64) {
+    let frames = tone_frames();
+    assert_eq!(times.len(), frames.len(), "{what}: {times:?}");
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    let offsets: Vec<i64> = times
+        .iter()
+        .zip(&frames)
+        .map(|(&t, &f)| (t - expected(f, origin)) / MS)
+        .collect();
+    eprintln!("{what}: offsets (ms) {offsets:?}");
+    for (&t, &f) in times.iter().zip(&frames) {
+        let off = (t - expected(f, origin)) / MS;
+        assert!(
+            (-early..=late).contains(&off),
+            "{what}: word of tone frame {f} at {} ms of media time, {off} ms from its place",
+            t / MS
+        );
+        min = min.min(off);
+        max = max.max(off);
+    }
+    for pair in times.windows(2) {
+        assert!(pair[0] <= pair[1], "{what}: out of order: {times:?}");
+    }
+    (min, max)
+}
+
+fn tone_example(name: &str) -> (Example, PathBuf) {
+    let dir = common::scratch_dir(name);
+    let wav = tone_wav(&dir);
+    let example = Example::start(&[
+        "--model",
+        &common::tone_model(),
+        "--audio",
+        wav.to_str().unwrap(),
+    ]);
+    (example, dir)
+}
+
+/// All the fixture's words have been sent once the data channel has 18
+/// cues and the captions show 18 x's.
+fn all_words(received: &Received) -> bool {
+    let xs = cc1_chars(&received.pairs)
+        .iter()
+        .filter(|(_, c)| *c == 'x')
+        .count();
+    received.cues.len() >= tone_frames().len() && xs >= tone_frames().len()
+}
+
+#[test]
+fn a_native_receiver_gets_the_words_in_the_sei_captions_and_on_the_data_channel() {
+    let started = Instant::now();
+    let (mut example, _dir) = tone_example("webrtc-native");
+    let mut viewer = NativeViewer::connect(example.port);
+    viewer.pump(Duration::from_millis(500));
+    let origin = example.origin(1);
+    assert!(
+        origin < (LEAD_MS + 500) * 1_000_000,
+        "the viewer started too late to see the first words: origin {origin} ns"
+    );
+    viewer.wait_until("all 18 words", all_words);
+
+    let cues = viewer.cues();
+    assert!(cues.iter().all(|(text, ..)| text == "x"), "{cues:?}");
+    assert!(cues.iter().all(|(_, start, end)| end > start), "{cues:?}");
+    let starts: Vec<i64> = cues.iter().map(|c| c.1).collect();
+    let (cue_early, cue_late) =
+        assert_on_time("data channel", &starts, origin, CUE_BOUND_MS, CUE_BOUND_MS);
+
+    let shown: Vec<i64> = viewer
+        .caption_x_times()
+        .into_iter()
+        .map(|t| t as i64)
+        .collect();
+    let (sei_early, sei_late) = assert_on_time("SEI captions", &shown, origin, 160, SEI_BOUND_MS);
+
+    let received = viewer.received.lock().unwrap();
+    assert!(received.audio_buffers > 0, "no audio decoded");
+    eprintln!(
+        "native receiver: data-channel cue starts {cue_early}..{cue_late} ms, SEI captions \
+         {sei_early}..{sei_late} ms from each word's place; origin {:.3} s; {} frames, \
+         {} audio buffers; {:.1} s in all",
+        origin as f64 / 1e9,
+        received.frames,
+        received.audio_buffers,
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -44,6 +44,10 @@ const CUE_BOUND_MS: i64 = 160;
 /// tests/captions.rs: a decode interval, the 608 codes before it, a frame);
 /// the receiver's jitter buffer adds nothing to PTS differences.
 const SEI_BOUND_MS: i64 = 160 + 250;
+/// How far from its place the page may show a word against
+/// video.currentTime: the cue's own error, the page's 20 ms render tick,
+/// and Chromium's frame timing (render times smoothed from RTP).
+const PAGE_BOUND_MS: i64 = 160 + 240;
 /// Hard limit for anything the tests wait for.
 const WAIT: Duration = Duration::from_secs(90);
 
@@ -143,6 +147,10 @@ impl Example {
             .and_then(|s| s.trim_end_matches(" s").parse().ok())
             .unwrap_or_else(|| panic!("no origin in {line:?}"));
         (seconds * 1e9).round() as u64
+    }
+
+    fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 }
 impl Drop for Example {
@@ -599,4 +607,366 @@ fn a_native_receiver_gets_the_words_in_the_sei_captions_and_on_the_data_channel(
         received.audio_buffers,
         started.elapsed().as_secs_f64()
     );
+}
+
+/// Headless Chromium with a fresh profile, killed when dropped.
+struct Chromium {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Chromium {
+    fn start(profile: &Path) -> Chromium {
+        let mut child = Command::new("/usr/bin/chromium")
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--autoplay-policy=no-user-gesture-required",
+                "--remote-debugging-port=0",
+                "--window-size=1000,520",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting /usr/bin/chromium (Debian package chromium)");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        collect_lines(child.stderr.take().unwrap(), lines.clone(), "");
+        Chromium { child, lines }
+    }
+
+    /// The browser's DevTools WebSocket address, from its first lines.
+    fn devtools_url(&mut self) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let lines = self.lines.lock().unwrap();
+            if let Some(line) = lines.iter().find(|l| l.contains("DevTools listening on ")) {
+                return line.rsplit(' ').next().unwrap().to_owned();
+            }
+            drop(lines);
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "chromium ended ({status}): {:?}",
+                    self.lines.lock().unwrap()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "chromium gave no DevTools address"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A page driven through the DevTools protocol (flat sessions over the
+/// browser's one WebSocket).
+struct DevTools {
+    socket: Socket,
+    next_id: u64,
+    session: Option<String>,
+}
+
+impl DevTools {
+    fn open(browser_url: &str, page: &str) -> DevTools {
+        let mut tools = DevTools {
+            socket: Socket::connect(browser_url),
+            next_id: 1,
+            session: None,
+        };
+        let target = tools.call("Target.createTarget", json!({"url": page}));
+        let target = target["targetId"].as_str().unwrap().to_owned();
+        let attached = tools.call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+        );
+        tools.session = Some(attached["sessionId"].as_str().unwrap().to_owned());
+        tools
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if let Some(session) = &self.session {
+            message["sessionId"] = json!(session);
+        }
+        self.socket.send(&message);
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if let Some(reply) = self.socket.poll() {
+                if reply["id"] == id {
+                    assert!(reply["error"].is_null(), "{method}: {reply}");
+                    return reply["result"].clone();
+                }
+            }
+        }
+        panic!("{method}: no reply in {WAIT:?}");
+    }
+
+    /// Evaluates `expression` in the page; its value, which must be JSON.
+    fn evaluate(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true}),
+        );
+        result["result"]["value"].clone()
+    }
+
+    fn screenshot(&mut self, path: &Path) {
+        let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
+        let png = base64_decode(shot["data"].as_str().expect("screenshot data"));
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+/// Standard base64 (the screenshot's encoding), without a crate for 20
+/// lines.
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    } as u32;
+    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=').collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &c)| n | value(c) << (18 - 6 * i));
+        out.extend(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+/// What the page shows, as its script sees it.
+const PAGE_STATE: &str = "JSON.stringify({\
+    width: document.getElementById('video').videoWidth, \
+    time: document.getElementById('video').currentTime, \
+    shown: window.captionLog, \
+    caption: document.querySelector('#caption span').textContent, \
+    transcript: document.getElementById('transcript').textContent})";
+
+#[test]
+fn chromium_plays_the_stream_and_shows_each_word_at_its_place_in_the_media() {
+    let started = Instant::now();
+    let (mut example, dir) = tone_example("webrtc-browser");
+    let mut chromium = Chromium::start(&dir.join("profile"));
+    let browser_url = chromium.devtools_url();
+    let page = format!("http://127.0.0.1:{}/", example.port);
+    let mut tools = DevTools::open(&browser_url, &page);
+
+    let deadline = Instant::now() + WAIT;
+    let mut times = Vec::new();
+    let mut captions_seen = Vec::new();
+    let mut screenshot_taken = false;
+    let state = loop {
+        // Nothing to read while the page is still loading.
+        let state: Value = match tools.evaluate(PAGE_STATE).as_str() {
+            Some(text) => serde_json::from_str(text).unwrap(),
+            None => json!({}),
+        };
+        times.push(state["time"].as_f64().unwrap_or(0.0));
+        let caption = state["caption"].as_str().unwrap_or("").to_owned();
+        if !caption.is_empty() {
+            captions_seen.push(caption.clone());
+            if caption.len() > 12 && !screenshot_taken {
+                tools.screenshot(&dir.join("webrtc-captions.png"));
+                screenshot_taken = true;
+            }
+        }
+        let shown = state["shown"].as_array().map_or(0, Vec::len);
+        if shown >= tone_frames().len() && screenshot_taken {
+            break state;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page showed {shown} words in {WAIT:?}: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let origin = example.origin(1);
+
+    assert_eq!(state["width"], 640, "{state}");
+    let advancing = times.windows(2).filter(|w| w[1] > w[0]).count();
+    assert!(
+        advancing >= times.len() / 2 && times.last() > times.first(),
+        "currentTime did not advance: {times:?}"
+    );
+    let shown = state["shown"].as_array().unwrap();
+    assert!(shown.iter().all(|s| s["text"] == "x"), "{shown:?}");
+    let shown_at: Vec<i64> = shown
+        .iter()
+        .map(|s| (s["shownAt"].as_f64().unwrap() * 1e9) as i64)
+        .collect();
+    let (early, late) = assert_on_time(
+        "page (currentTime when shown)",
+        &shown_at,
+        origin,
+        PAGE_BOUND_MS,
+        PAGE_BOUND_MS,
+    );
+    let transcript = state["transcript"].as_str().unwrap();
+    assert_eq!(
+        transcript.matches('x').count(),
+        tone_frames().len(),
+        "{transcript:?}"
+    );
+    assert!(
+        captions_seen.iter().any(|c| c.starts_with("x x")),
+        "no caption line over the video: {captions_seen:?}"
+    );
+    eprintln!(
+        "chromium: words shown at currentTime {early}..{late} ms from their place; origin \
+         {:.3} s; screenshot {}; {:.1} s in all",
+        origin as f64 / 1e9,
+        dir.join("webrtc-captions.png").display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// The example on a live test tone with the tiny model, which says words
+/// all the time ("hello from the tiny voxtral test model ...").
+fn talking_example() -> Example {
+    Example::start(&["--source", "test"])
+}
+
+/// Cues and caption characters a viewer has received so far.
+fn counts(viewer: &NativeViewer) -> (usize, usize) {
+    let received = viewer.received.lock().unwrap();
+    let letters = cc1_chars(&received.pairs)
+        .iter()
+        .filter(|(_, c)| c.is_alphabetic())
+        .count();
+    (received.cues.len(), letters)
+}
+
+/// Waits until `viewer` has received `more` cues and caption letters
+/// beyond `since`.
+fn keeps_receiving(viewer: &mut NativeViewer, since: (usize, usize), more: usize, what: &str) {
+    viewer.wait_until(what, |r| {
+        let letters = cc1_chars(&r.pairs)
+            .iter()
+            .filter(|(_, c)| c.is_alphabetic())
+            .count();
+        r.cues.len() >= since.0 + more && letters >= since.1 + more
+    });
+}
+
+#[test]
+fn two_viewers_at_once_and_one_leaving_leaves_the_other_receiving() {
+    let started = Instant::now();
+    let mut example = talking_example();
+    let mut first = NativeViewer::connect(example.port);
+    first.pump(Duration::from_millis(300));
+    let mut second = NativeViewer::connect(example.port);
+    assert_ne!(first.session, second.session);
+    keeps_receiving(&mut first, (0, 0), 10, "the first viewer");
+    keeps_receiving(&mut second, (0, 0), 10, "the second viewer");
+    example.origin(1);
+    example.origin(2);
+
+    drop(second);
+    example.wait_for_line(|l| l.starts_with("viewer 2: left"));
+    let before = counts(&first);
+    keeps_receiving(
+        &mut first,
+        before,
+        20,
+        "the first viewer after the second left",
+    );
+
+    // A viewer coming back gets a session of its own and the stream.
+    let mut third = NativeViewer::connect(example.port);
+    keeps_receiving(&mut third, (0, 0), 10, "a viewer reconnecting");
+    let before = counts(&first);
+    keeps_receiving(&mut first, before, 10, "the first viewer meanwhile");
+    assert!(example.is_running());
+    let texts: Vec<String> = first.cues().into_iter().map(|c| c.0).collect();
+    assert!(
+        texts.windows(2).all(|w| next_word(&w[0]) == w[1]),
+        "the first viewer's words are not the model's in order: {texts:?}"
+    );
+    eprintln!(
+        "two viewers, one left, one came back: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// The word the tiny model says after `word`.
+fn next_word(word: &str) -> &'static str {
+    const CYCLE: [&str; 7] = ["hello", "from", "the", "tiny", "voxtral", "test", "model"];
+    let i = CYCLE
+        .iter()
+        .position(|w| *w == word)
+        .unwrap_or_else(|| panic!("{word:?}"));
+    CYCLE[(i + 1) % CYCLE.len()]
+}
+
+#[test]
+fn garbage_on_the_signalling_socket_is_ignored() {
+    let mut example = talking_example();
+    let mut viewer = NativeViewer::connect(example.port);
+    keeps_receiving(&mut viewer, (0, 0), 10, "the viewer");
+
+    // A second connection that talks nonsense, including the first
+    // viewer's session number and an SDP that is not its own.
+    let mut stranger = Socket::connect(&format!("ws://127.0.0.1:{}/ws", example.port));
+    let offer = stranger.wait_for("offer");
+    let own = offer["session"].as_u64().unwrap();
+    let sdp = offer["sdp"].as_str().unwrap();
+    stranger.send_text("this is not JSON {");
+    stranger.send(&json!({"type": "dance", "session": own}));
+    stranger.send(&json!([1, 2, 3]));
+    stranger.send(&json!({"type": "answer", "session": viewer.session, "sdp": sdp}));
+    stranger.send(&json!({"type": "answer", "session": own, "sdp": "v=0 not an SDP"}));
+    stranger.send(&json!({"type": "ice", "session": own, "candidate": "x", "sdpMLineIndex": 99}));
+    stranger.send(&json!({"type": "answer", "session": own}));
+    stranger.0.send(Message::binary(vec![0u8, 1, 2])).unwrap();
+    // And nonsense on the viewer's own, negotiated connection.
+    viewer.socket.send_text("{\"type\":");
+    viewer
+        .socket
+        .send(&json!({"type": "answer", "session": viewer.session, "sdp": sdp}));
+    viewer
+        .socket
+        .send(&json!({"type": "answer", "session": own + 100, "sdp": sdp}));
+    viewer.socket.send(&json!({"type": "hello"}));
+
+    let before = counts(&viewer);
+    keeps_receiving(&mut viewer, before, 20, "the viewer after the garbage");
+    assert!(example.is_running(), "{}", example.log());
+    let ignored = example
+        .log()
+        .lines()
+        .filter(|l| l.contains("ignored a"))
+        .count();
+    assert!(
+        ignored >= 11,
+        "{ignored} messages logged as ignored:\n{}",
+        example.log()
+    );
+    // The server still negotiates new viewers.
+    let mut late = NativeViewer::connect(example.port);
+    keeps_receiving(&mut late, (0, 0), 5, "a viewer after the garbage");
+    drop(stranger);
 }

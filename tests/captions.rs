@@ -14,6 +14,7 @@
 mod common;
 
 use common::cc608::cc1_chars;
+use common::readback::{self, assert_shown_in_time, INTERVAL_MS, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_frames, tone_model, truth};
 
 use std::path::Path;
@@ -23,14 +24,6 @@ use gst::prelude::*;
 const MS: u64 = 1_000_000;
 const FRAME: usize = 1280;
 const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-const INTERVAL_MS: u64 = 160;
-/// How late a word may show on a decoder's screen after its place in the
-/// audio, roll-up: the word's own timing error (a decode interval), then
-/// the 608 codes before it (mode and row: 4 frames for the first word, a
-/// carriage return twice at a line break) and its own characters, and up
-/// to a frame of placement by the muxer (measured worst: see the eprintln
-/// lines).
-const ROLL_UP_BOUND_MS: u64 = INTERVAL_MS + 250;
 /// Pop-on shows a line when it is full, at a sentence end or after a
 /// 500 ms pause: measured from the caption's last word, the pause, a decode
 /// interval and the end-of-caption code.
@@ -164,70 +157,6 @@ fn read_back_gst(path: &Path, tail: &str) -> (Vec<(u64, Vec<u8>)>, u64) {
     (out, origin)
 }
 
-/// When each "x" first showed, from ffmpeg's decoding of the captions in
-/// real-time mode (a cue for every change of the screen).
-fn read_back_ffmpeg(path: &Path) -> Vec<u64> {
-    let srt = path.with_extension("srt");
-    let output = std::process::Command::new("ffmpeg")
-        .args(["-loglevel", "error", "-y", "-real_time", "1"])
-        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
-        .arg(format!("movie={}[out0+subcc]", path.display()))
-        .args(["-map", "0:s"])
-        .arg(&srt)
-        .output()
-        .expect("running ffmpeg (Debian package ffmpeg)");
-    assert!(output.status.success(), "{}", common::output_text(&output));
-    let text = std::fs::read_to_string(&srt).unwrap();
-    let mut shown = Vec::new();
-    for cue in srt_cues(&text) {
-        let count = cue.1.matches('x').count();
-        while shown.len() < count {
-            shown.push(cue.0);
-        }
-    }
-    shown
-}
-
-/// (start, text) of each SRT cue.
-fn srt_cues(srt: &str) -> Vec<(u64, String)> {
-    srt.split("\n\n")
-        .filter_map(|block| {
-            let mut lines = block.lines().skip_while(|l| !l.contains(" --> "));
-            let times = lines.next()?;
-            let start = srt_time(times.split(" --> ").next()?);
-            let text = lines.collect::<Vec<_>>().join("\n");
-            Some((start, text))
-        })
-        .collect()
-}
-
-fn srt_time(t: &str) -> u64 {
-    let (hms, ms) = t.trim().split_once(',').unwrap();
-    let parts: Vec<u64> = hms.split(':').map(|p| p.parse().unwrap()).collect();
-    ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1000 * MS + ms.parse::<u64>().unwrap() * MS
-}
-
-/// Checks one time per tone frame, in order, each from a decode interval
-/// early to `bound_ms` late; returns the worst lateness (ms).
-fn assert_shown_in_time(what: &str, shown: &[u64], bound_ms: u64) -> i64 {
-    let frames = tone_frames();
-    assert_eq!(shown.len(), frames.len(), "{what}: {shown:?}");
-    let mut worst = i64::MIN;
-    for (&t, &f) in shown.iter().zip(&frames) {
-        let late = (t as i64 - truth(f) as i64) / MS as i64;
-        assert!(
-            (-(INTERVAL_MS as i64)..=bound_ms as i64).contains(&late),
-            "{what}: word of frame {f} shown at {} ms, {late} ms from its place",
-            t / MS
-        );
-        worst = worst.max(late);
-    }
-    for pair in shown.windows(2) {
-        assert!(pair[0] <= pair[1], "{what}: out of order {shown:?}");
-    }
-    worst
-}
-
 #[test]
 fn roll_up_captions_in_h264_over_mpeg_ts_read_back_with_ccextractor_and_ffmpeg() {
     init();
@@ -258,7 +187,7 @@ fn roll_up_captions_in_h264_over_mpeg_ts_read_back_with_ccextractor_and_ffmpeg()
         .collect();
     let gst_worst = assert_shown_in_time("ccextractor", &xs, ROLL_UP_BOUND_MS);
 
-    let shown = read_back_ffmpeg(&ts);
+    let shown = readback::x_times(&ts);
     let ffmpeg_worst = assert_shown_in_time("ffmpeg", &shown, ROLL_UP_BOUND_MS);
 
     let stats = t.property::<gst::Structure>("stats");
@@ -642,23 +571,9 @@ fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() 
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     run_to_eos(&pipeline);
 
-    let srt = ts.with_extension("srt");
-    let output = std::process::Command::new("ffmpeg")
-        .args(["-loglevel", "error", "-y", "-real_time", "1"])
-        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
-        .arg(format!("movie={}[out0+subcc]", ts.display()))
-        .args(["-map", "0:s"])
-        .arg(&srt)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", common::output_text(&output));
-    let cues = srt_cues(&std::fs::read_to_string(&srt).unwrap());
-    let screens: Vec<String> = cues
-        .iter()
-        .map(|(_, t)| {
-            t.replace("<font face=\"Monospace\">{\\an7}", "")
-                .replace("</font>", "")
-        })
+    let screens: Vec<String> = readback::subcc_cues(&ts)
+        .into_iter()
+        .map(|(_, text)| text)
         .collect();
     // The Latin line whole, then the long word cut at 32 columns, rolled
     // up on two rows.

@@ -6,19 +6,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// Builds the examples once, in this test binary's profile, and returns
-/// the directory holding them.
-fn examples_dir() -> PathBuf {
-    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| common::cargo_build(&["--examples"]).join("examples"))
-        .clone()
-}
-
 fn example(name: &str, args: &[&str]) -> Output {
-    Command::new(examples_dir().join(name))
+    Command::new(common::process::examples_dir().join(name))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("VOXTRAL_MODEL")

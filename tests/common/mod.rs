@@ -6,6 +6,8 @@
 #![allow(dead_code)]
 
 pub mod cc608;
+pub mod process;
+pub mod readback;
 
 use std::path::PathBuf;
 
@@ -109,7 +111,28 @@ pub fn cargo_build(args: &[&str]) -> PathBuf {
         None => panic!("no profile in {}", dir.display()),
     };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
+    let mut command = std::process::Command::new(cargo);
+    // cargo test gives tests the package's variables (CARGO_PKG_NAME,
+    // OUT_DIR, ...), which a `cargo build` by hand does not have: build
+    // scripts that watch them (ring's) rebuilt on every switch between the
+    // two, a minute or more per test binary on 2 cores.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || name.starts_with("CARGO_BIN_EXE_")
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref())
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    let status = command
         .arg("build")
         .args(args)
         .args(["--profile", &profile])

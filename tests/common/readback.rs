@@ -1,0 +1,110 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Reading the captions of an MPEG-TS file back with ffmpeg (Debian
+//! `ffmpeg`, its `subcc` output of the lavfi movie source), and checking
+//! when the tone fixture's words show (tests/captions.rs, tests/rtsp.rs,
+//! tests/srt.rs).
+
+use std::path::Path;
+
+use super::{tone_frames, truth};
+
+const MS: u64 = 1_000_000;
+
+/// The transcriber's default decode interval: a word's own timing error.
+pub const INTERVAL_MS: u64 = 160;
+
+/// How late a word may show on a decoder's screen after its place in the
+/// audio, roll-up: the word's own timing error (a decode interval), then
+/// the 608 codes before it (mode and row: 4 frames for the first word, a
+/// carriage return twice at a line break) and its own characters, and up
+/// to a frame of placement by the muxer (measured worst: the eprintln
+/// lines of tests/captions.rs).
+pub const ROLL_UP_BOUND_MS: u64 = INTERVAL_MS + 250;
+
+/// ffmpeg's decoding of the CEA-608 captions in the H.264 SEI of `ts`, in
+/// real-time mode (a cue for every change of the screen): (start in ns,
+/// screen text without ffmpeg's font markup) per cue. The SRT it wrote is
+/// kept next to `ts`.
+pub fn subcc_cues(ts: &Path) -> Vec<(u64, String)> {
+    let srt = ts.with_extension("srt");
+    let output = std::process::Command::new("timeout")
+        .args([
+            "120",
+            "ffmpeg",
+            "-loglevel",
+            "error",
+            "-y",
+            "-real_time",
+            "1",
+        ])
+        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
+        .arg(format!("movie={}[out0+subcc]", ts.display()))
+        .args(["-map", "0:s"])
+        .arg(&srt)
+        .output()
+        .expect("running ffmpeg (Debian package ffmpeg)");
+    assert!(output.status.success(), "{}", super::output_text(&output));
+    srt_cues(&std::fs::read_to_string(&srt).unwrap())
+        .into_iter()
+        .map(|(start, text)| {
+            let text = text
+                .replace("<font face=\"Monospace\">{\\an7}", "")
+                .replace("</font>", "");
+            (start, text)
+        })
+        .collect()
+}
+
+/// When each "x" (the tone fixture's word) first showed on ffmpeg's screen.
+pub fn x_times(ts: &Path) -> Vec<u64> {
+    let mut shown = Vec::new();
+    for (start, text) in subcc_cues(ts) {
+        let count = text.matches('x').count();
+        while shown.len() < count {
+            shown.push(start);
+        }
+    }
+    shown
+}
+
+/// (start, text) of each SRT cue.
+pub fn srt_cues(srt: &str) -> Vec<(u64, String)> {
+    srt.split("\n\n")
+        .filter_map(|block| {
+            let mut lines = block.lines().skip_while(|l| !l.contains(" --> "));
+            let times = lines.next()?;
+            let start = srt_time(times.split(" --> ").next()?);
+            let text = lines.collect::<Vec<_>>().join("\n");
+            Some((start, text))
+        })
+        .collect()
+}
+
+fn srt_time(t: &str) -> u64 {
+    let (hms, ms) = t.trim().split_once(',').unwrap();
+    let parts: Vec<u64> = hms.split(':').map(|p| p.parse().unwrap()).collect();
+    ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1000 * MS + ms.parse::<u64>().unwrap() * MS
+}
+
+/// Checks one time per tone frame, in order, each from a decode interval
+/// early to `bound_ms` late; returns the worst lateness (ms).
+pub fn assert_shown_in_time(what: &str, shown: &[u64], bound_ms: u64) -> i64 {
+    let frames = tone_frames();
+    assert_eq!(shown.len(), frames.len(), "{what}: {shown:?}");
+    let mut worst = i64::MIN;
+    for (&t, &f) in shown.iter().zip(&frames) {
+        let late = (t as i64 - truth(f) as i64) / MS as i64;
+        assert!(
+            (-(INTERVAL_MS as i64)..=bound_ms as i64).contains(&late),
+            "{what}: word of frame {f} shown at {} ms, {late} ms from its place",
+            t / MS
+        );
+        worst = worst.max(late);
+    }
+    for pair in shown.windows(2) {
+        assert!(pair[0] <= pair[1], "{what}: out of order {shown:?}");
+    }
+    worst
+}

@@ -207,3 +207,76 @@ pub(crate) fn run_live(
     }
     (results, cpu)
 }
+
+/// What a sampler saw every `every` during a live run.
+pub(crate) struct Sample {
+    /// Since the pipeline went to PLAYING.
+    pub(crate) at: Duration,
+    pub(crate) stats: gst::Structure,
+    pub(crate) rss_kib: u64,
+}
+
+/// A long live run: the usual result, the samples, and how many WARNING
+/// messages the element posted.
+pub(crate) struct SampledRun {
+    pub(crate) result: LiveResult,
+    pub(crate) samples: Vec<Sample>,
+    pub(crate) warnings: usize,
+}
+
+/// One live pipeline for `secs`, with the element's `stats` and this
+/// process's RSS sampled every `every` while it runs.
+pub(crate) fn run_live_sampled(
+    opts: &Opts,
+    audio: &Arc<Audio>,
+    interval_ms: u32,
+    secs: u64,
+    every: Duration,
+) -> SampledRun {
+    let rig = LiveRig::new(opts, interval_ms);
+    let warnings = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    {
+        let warnings = warnings.clone();
+        rig.rig
+            .pipeline
+            .bus()
+            .expect("a pipeline has a bus")
+            .set_sync_handler(move |_, msg| {
+                if let gst::MessageView::Warning(_) = msg.view() {
+                    warnings.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                gst::BusSyncReply::Pass
+            });
+    }
+    rig.rig.set(gst::State::Ready);
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let (transcriber, done) = (rig.rig.transcriber.clone(), done.clone());
+        std::thread::spawn(move || {
+            let t0 = std::time::Instant::now();
+            let mut samples = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(every);
+                samples.push(Sample {
+                    at: t0.elapsed(),
+                    stats: transcriber.property::<gst::Structure>("stats"),
+                    rss_kib: crate::harness::rss_kib().0,
+                });
+            }
+            samples
+        })
+    };
+    rig.rig.set(gst::State::Playing);
+    let pacer = rig.pace(audio, secs);
+    rig.rig.wait_eos(Duration::from_secs(secs * 3 + 60));
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let samples = sampler.join().expect("sampler thread");
+    let result = rig.result(opts);
+    rig.rig.set(gst::State::Null);
+    pacer.join().expect("pacer thread");
+    SampledRun {
+        result,
+        samples,
+        warnings: warnings.load(std::sync::atomic::Ordering::Relaxed),
+    }
+}

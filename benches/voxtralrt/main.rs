@@ -20,13 +20,16 @@
 //!    callgrind in child processes of this binary;
 //! 4. memory: peak RSS of a child process streaming hours of audio;
 //! 5. scale: N live pipelines at once in one process;
-//! 6. model reuse: READY to first word, first and second start.
+//! 6. model reuse: READY to first word, first and second start;
+//! 7. start: a fresh process to the first word, cold and warm page cache;
+//! 8. live run: one long live run with the default overload policy (lag,
+//!    audio skipped, RSS over time).
 //!
 //! CI runs it through `cargo test --all-targets`, which starts it without
 //! arguments (no `--bench`): that is quick mode, in a debug build.
 //!
 //! Each section is a module of its own (throughput.rs, latency.rs, cpu.rs,
-//! memory.rs, scale.rs, reuse.rs) on a shared harness: harness.rs (input,
+//! memory.rs, scale.rs, reuse.rs, start.rs, live_run.rs) on a shared harness: harness.rs (input,
 //! measuring helpers, non-live runs, the report), live.rs (live pipelines)
 //! and options.rs (the command line).
 //!
@@ -37,10 +40,12 @@ mod cpu;
 mod harness;
 mod latency;
 mod live;
+mod live_run;
 mod memory;
 mod options;
 mod reuse;
 mod scale;
+mod start;
 mod throughput;
 
 use std::fmt::Write as _;
@@ -52,10 +57,12 @@ use gstvoxtralrt::engine::Stream;
 use cpu::{callgrind, callgrind_child};
 use harness::{init_gst, Audio, Report};
 use latency::latency;
+use live_run::live_run;
 use memory::{memory, memory_child};
 use options::{die, parse_args, Mode};
 use reuse::reuse;
 use scale::scale;
+use start::{start, start_child};
 use throughput::throughput;
 
 const RATE: u64 = 16_000;
@@ -79,6 +86,7 @@ fn main() {
             secs,
         } => return callgrind_child(&opts, element, secs),
         Mode::MemoryChild { opts, secs } => return memory_child(&opts, secs),
+        Mode::StartChild { opts } => return start_child(&opts),
     };
     init_gst();
     let audio = Arc::new(Audio::load());
@@ -126,6 +134,8 @@ fn main() {
             4 => memory(&opts, &mut rep),
             5 => scale(&opts, &audio, &mut rep),
             6 => reuse(&opts, &audio, &mut rep),
+            7 => start(&opts, &mut rep),
+            8 => live_run(&opts, &audio, &mut rep),
             _ => unreachable!(),
         }
     }

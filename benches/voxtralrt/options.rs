@@ -21,6 +21,8 @@ pub(crate) struct Opts {
     /// Throughput: seconds of audio per run, repetitions, decode intervals.
     pub(crate) audio_s: u64,
     pub(crate) reps: usize,
+    /// Throughput: seconds of audio each path runs first, unmeasured.
+    pub(crate) warmup_s: u64,
     pub(crate) throughput_intervals: Vec<u32>,
     /// Latency: seconds of live audio per decode interval.
     pub(crate) live_s: u64,
@@ -32,6 +34,8 @@ pub(crate) struct Opts {
     /// Scale: the pipeline counts and seconds of live audio each.
     pub(crate) scale: Vec<usize>,
     pub(crate) scale_s: u64,
+    /// Live run: seconds of live audio.
+    pub(crate) live_run_s: u64,
 }
 
 const USAGE: &str = "\
@@ -50,15 +54,19 @@ usage: cargo bench --bench voxtralrt -- [OPTIONS]
   --delay MS             transcription delay (default 480)
   --sections LIST        which sections, e.g. 1,2 or throughput,latency
                          (1 throughput, 2 latency, 3 cpu, 4 memory, 5 scale,
-                         6 reuse; default all with the fixture, 1,2,6 with --model)
+                         6 reuse, 7 start, 8 live-run; default 1-6 with the
+                         fixture, 1,2,6 with --model)
   --audio-secs S         throughput input length (default 600, quick 60)
   --reps N               throughput repetitions (default 5, quick 2)
+  --warmup-secs S        throughput warm-up per path and interval (default the
+                         smaller of --audio-secs and 10)
   --throughput-intervals LIST   decode intervals for throughput (default 160,80)
   --live-secs S          live audio per decode interval (default 30, quick 5)
   --intervals LIST       decode intervals for latency (default 80,160,320,1000)
   --memory-secs S        audio for the memory section (default 10800, quick 300)
   --scale LIST           pipeline counts (default 1,2,4,8, quick 1,2)
   --scale-secs S         live audio per pipeline (default 20, quick 5)
+  --live-run-secs S      the long live run's length (default 600, quick 5)
   --help                 this text
 ";
 
@@ -102,6 +110,8 @@ fn section_of(name: &str) -> u8 {
         "4" | "memory" => 4,
         "5" | "scale" => 5,
         "6" | "reuse" => 6,
+        "7" | "start" => 7,
+        "8" | "live-run" => 8,
         other => die(&format!("unknown section {other:?}")),
     }
 }
@@ -118,6 +128,9 @@ pub(crate) enum Mode {
         opts: Opts,
         secs: u64,
     },
+    StartChild {
+        opts: Opts,
+    },
 }
 
 pub(crate) fn parse_args(args: &[String]) -> Mode {
@@ -129,12 +142,14 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
     let mut sections = None;
     let mut audio_s = None;
     let mut reps = None;
+    let mut warmup_s = None;
     let mut throughput_intervals = None;
     let mut live_s = None;
     let mut intervals = None;
     let mut memory_s = None;
     let mut scale = None;
     let mut scale_s = None;
+    let mut live_run_s = None;
     let mut child = None;
     let mut under_cargo_bench = false;
     // `--option=value` is `--option value`.
@@ -180,6 +195,7 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
             }
             "--audio-secs" => audio_s = Some(num(value(&mut it, arg))),
             "--reps" => reps = Some(num(value(&mut it, arg)) as usize),
+            "--warmup-secs" => warmup_s = Some(num(value(&mut it, arg))),
             "--throughput-intervals" => {
                 throughput_intervals = Some(parse_list(&value(&mut it, arg), arg))
             }
@@ -188,12 +204,14 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
             "--memory-secs" => memory_s = Some(num(value(&mut it, arg))),
             "--scale" => scale = Some(parse_list(&value(&mut it, arg), arg)),
             "--scale-secs" => scale_s = Some(num(value(&mut it, arg))),
+            "--live-run-secs" => live_run_s = Some(num(value(&mut it, arg))),
             "--callgrind-child" => {
                 let kind = value(&mut it, arg);
                 let secs = num(value(&mut it, arg));
                 child = Some((kind, secs));
             }
             "--memory-child" => child = Some(("memory".into(), num(value(&mut it, arg)))),
+            "--start-child" => child = Some(("start".into(), 0)),
             // Filters cargo may pass on (`cargo bench foo`) mean nothing here.
             other if !other.starts_with('-') => {}
             other => die(&format!("unknown option {other} (see --help)")),
@@ -221,6 +239,7 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
     } else {
         vec![1, 2, 6]
     };
+    let audio_s = audio_s.unwrap_or(if quick { 60 } else { 600 });
     let opts = Opts {
         quick,
         model,
@@ -229,7 +248,8 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
         threads,
         delay_ms,
         sections: sections.unwrap_or(default_sections),
-        audio_s: audio_s.unwrap_or(if quick { 60 } else { 600 }),
+        audio_s,
+        warmup_s: warmup_s.unwrap_or(audio_s.min(10)),
         reps: reps.unwrap_or(if quick { 2 } else { 5 }).max(1),
         throughput_intervals: throughput_intervals.unwrap_or(if quick {
             vec![DEFAULT_INTERVAL_MS]
@@ -242,10 +262,12 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
         memory_s: memory_s.unwrap_or(if quick { 300 } else { 3 * 3600 }),
         scale: scale.unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 2, 4, 8] }),
         scale_s: scale_s.unwrap_or(if quick { 5 } else { 20 }),
+        live_run_s: live_run_s.unwrap_or(if quick { 5 } else { 600 }),
     };
     match child {
         None => Mode::Bench(opts),
         Some((kind, secs)) if kind == "memory" => Mode::MemoryChild { opts, secs },
+        Some((kind, _)) if kind == "start" => Mode::StartChild { opts },
         Some((kind, secs)) if kind == "element" || kind == "engine" => Mode::CallgrindChild {
             opts,
             element: kind == "element",

@@ -17,7 +17,7 @@ pub(crate) fn throughput(opts: &Opts, audio: &Arc<Audio>, rep: &mut Report) {
     rep.line("|---|---|---|---|---|---|---|---|---|");
     for &interval in &opts.throughput_intervals {
         // Warm up both paths (page cache, pool, allocator).
-        let warm = opts.audio_s.min(10);
+        let warm = opts.warmup_s;
         run_engine(opts, audio, interval, warm);
         run_element(opts, audio, interval, warm);
         let (mut eng, mut ele, mut ratio) = (Vec::new(), Vec::new(), Vec::new());

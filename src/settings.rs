@@ -64,6 +64,9 @@ pub enum BackendChoice {
     Vulkan = 3,
 }
 
+/// overload=queue's default bound: ten minutes of audio, 37.5 MiB.
+pub const DEFAULT_MAX_LAG_MS: u32 = 600_000;
+
 /// What to do with live audio that the model cannot keep up with.
 #[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
 #[repr(u32)]
@@ -111,6 +114,9 @@ pub struct Settings {
     pub max_line_chars: u32,
     pub max_stream_duration_s: u32,
     pub overload: Overload,
+    /// overload=queue: the most live audio kept waiting, so that memory
+    /// stays bounded however long the model stays behind (0: no bound).
+    pub max_lag_ms: u32,
     /// voxtralrttranscriber only, for closed caption output.
     pub caption_mode: CaptionMode,
     pub caption_clear_after_ms: u32,
@@ -133,6 +139,7 @@ impl Default for Settings {
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
             max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
             overload: Overload::Skip,
+            max_lag_ms: DEFAULT_MAX_LAG_MS,
             caption_mode: CaptionMode::RollUp2,
             caption_clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
         }
@@ -297,6 +304,12 @@ impl Settings {
                     .blurb("Live input only, when the model falls behind it by more than latency (it is slower than real time here): skip: drop the oldest waiting audio and go on from the present in a new model stream, with a GAP over what was skipped, a WARNING per episode, a voxtralrt-skipped element message per skip and audio-skipped in stats; queue: keep everything and let the lag grow (64 KiB of memory per second of lag). Non-live input is never skipped: it is slowed down")
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecUInt::builder("max-lag")
+                    .nick("Most lag kept with overload=queue")
+                    .blurb("Live input with overload=queue: the most audio, in ms, kept waiting for a model that is slower than real time. Beyond it the oldest waiting audio is skipped as with overload=skip, so memory stays bounded: each second waiting costs 64 KiB (the default, 10 minutes, 37.5 MiB). 0: no bound")
+                    .default_value(d.max_lag_ms)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecUInt::builder("max-stream-duration")
                     .nick("Maximum stream duration (s)")
                     .blurb("Audio after which the model's stream is ended and a new one started, at a pause when there is one. The model cannot go past about 2.9 hours in one stream, and its per-decode cost grows with the stream")
@@ -307,7 +320,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
                     .nick("Statistics")
-                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, model-ended-streams (the model ended its stream on its own; a new one took up from its end token), stopped-model-restarts (only with a transcribe.cpp whose stream end cannot be seen: the model wrote nothing for 4 s of sound and was restarted), samples-sanitized (NaN/Inf replaced by silence), samples-dropped (overlapping input), samples-dropped-by-seek (queued audio of an old segment that a non-flushing seek cut short), audio-skipped (ns of live audio skipped because the model fell behind, overload=skip), backend; with caption output also caption-chars-replaced-608, caption-chars-replaced-708 (characters the caption sets cannot show, replaced) and caption-words-dropped (words dropped to keep 608 captions from lagging)")
+                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, model-ended-streams (the model ended its stream on its own; a new one took up from its end token), stopped-model-restarts (only with a transcribe.cpp whose stream end cannot be seen: the model wrote nothing for 4 s of sound and was restarted), samples-sanitized (NaN/Inf replaced by silence), samples-dropped (overlapping input), samples-dropped-by-seek (queued audio of an old segment that a non-flushing seek cut short), audio-skipped (ns of live audio skipped because the model fell behind: overload=skip, or overload=queue past max-lag), backend; with caption output also caption-chars-replaced-608, caption-chars-replaced-708 (characters the caption sets cannot show, replaced) and caption-words-dropped (words dropped to keep 608 captions from lagging)")
                     .read_only()
                     .build(),
         ]
@@ -351,6 +364,7 @@ impl Settings {
                 self.max_stream_duration_s = value.get().expect("type checked")
             }
             "overload" => self.overload = value.get().expect("type checked"),
+            "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
             "caption-mode" => self.caption_mode = value.get().expect("type checked"),
             "caption-clear-after" => {
                 self.caption_clear_after_ms = value.get().expect("type checked")
@@ -381,6 +395,7 @@ impl Settings {
             "max-line-chars" => self.max_line_chars.to_value(),
             "max-stream-duration" => self.max_stream_duration_s.to_value(),
             "overload" => self.overload.to_value(),
+            "max-lag" => self.max_lag_ms.to_value(),
             "caption-mode" => self.caption_mode.to_value(),
             "caption-clear-after" => self.caption_clear_after_ms.to_value(),
             other => unreachable!("no property {other}"),

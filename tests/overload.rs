@@ -209,6 +209,48 @@ fn queue_mode_keeps_every_word_however_late() {
 }
 
 #[test]
+fn queue_mode_keeps_memory_bounded_at_max_lag() {
+    let max_lag_ms = 2000;
+    let (audio, tones) = tone_blocks(125); // 10 s, 2.5 times too slow
+    let run = run_live(&audio, &format!("overload=queue max-lag={max_lag_ms}"));
+    let stats = run.stats.as_ref().unwrap();
+    let skipped = stats.get::<u64>("audio-skipped").unwrap();
+    eprintln!(
+        "queue, max-lag {max_lag_ms} ms: {} of {} words, {} ms skipped in {} skips, largest lag {} ms",
+        run.words.len(),
+        tones.len(),
+        skipped / MS,
+        run.skips.len(),
+        run.max_lag / MS
+    );
+    // The queue never holds much more than max-lag: what arrives during
+    // one decode, and one buffer, past it.
+    let bound = (max_lag_ms + (SLOWDOWN * INTERVAL_MS as f64) as u64 + 80) * MS;
+    assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
+    assert!(skipped > 0 && !run.skips.is_empty(), "{stats}");
+    let warned = run
+        .warnings
+        .iter()
+        .filter(|w| w.contains("max-lag"))
+        .count();
+    assert_eq!(warned, 1, "{:?}", run.warnings);
+    // Half of max-lag is kept at each skip, so more words come than the
+    // skip policy gives, and each where its tone is.
+    assert!(run.words.len() >= 10, "{:?}", run.words);
+    for &(pts, _) in &run.words {
+        let nearest = tones.iter().map(|&f| truth(f).abs_diff(pts)).min().unwrap();
+        assert!(nearest <= INTERVAL_MS * MS, "a word at {} ms", pts / MS);
+    }
+    for &(start, end) in &run.skips {
+        assert!(
+            run.words.iter().all(|&(pts, _)| pts < start || pts >= end),
+            "a word inside the skipped {start}..{end}"
+        );
+        assert!(run.gaps.iter().any(|&(s, e)| s <= start && e >= end));
+    }
+}
+
+#[test]
 fn non_live_input_is_slowed_and_never_skipped() {
     slow_model();
     let (audio, tones) = tone_blocks(40);

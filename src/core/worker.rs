@@ -91,6 +91,7 @@ pub(super) struct Worker {
     /// tells it how far the text stream has come past its start.
     owe_gap: bool,
     overload: Overload,
+    max_lag_ns: u64,
     /// Audio was skipped: where the old stream's audio ended (if one ran)
     /// and how many samples went, until the next audio says where it goes
     /// on.
@@ -123,6 +124,7 @@ impl Worker {
             lag_warned: false,
             owe_gap: false,
             overload: settings.overload,
+            max_lag_ns: u64::from(settings.max_lag_ms) * 1_000_000,
             skipped: None,
             overloaded: false,
             fault_after: std::env::var("VOXTRALRT_TEST_FAULT_AFTER_MS")
@@ -169,10 +171,8 @@ impl Worker {
                 continue;
             }
             let result = match item {
-                Item::Audio { samples, pts } if self.fell_behind(pts) => {
-                    let dropped = self
-                        .inbox
-                        .skip_queued_audio(self.stream_config.interval_samples() as u64);
+                Item::Audio { samples, pts } if self.must_skip(pts) => {
+                    let dropped = self.inbox.skip_queued_audio(self.samples_kept_by_a_skip());
                     self.skip(dropped + samples.len() as u64)
                 }
                 Item::Audio { samples, pts } => self.handle_audio(&samples, pts),
@@ -360,6 +360,33 @@ impl Worker {
         Some(active.base + samples_to_ns(self.stream.samples_received()))
     }
 
+    /// Whether the oldest waiting live audio must go: with overload=skip
+    /// when the model fell behind the live edge, with overload=queue when
+    /// more than `max-lag` of audio waits (memory stays bounded).
+    fn must_skip(&self, pts: Option<gst::ClockTime>) -> bool {
+        if !self.inbox.is_live() {
+            return false;
+        }
+        match self.overload {
+            Overload::Skip => self.fell_behind(pts),
+            Overload::Queue => self.queue_full(),
+        }
+    }
+
+    /// How much of the newest waiting audio a skip keeps: skip goes on
+    /// from the present (one decode interval); queue keeps half of
+    /// `max-lag`, losing as few words as a bounded memory allows.
+    fn samples_kept_by_a_skip(&self) -> u64 {
+        match self.overload {
+            Overload::Skip => self.stream_config.interval_samples() as u64,
+            Overload::Queue => ns_to_samples(self.max_lag_ns / 2),
+        }
+    }
+
+    fn queue_full(&self) -> bool {
+        self.max_lag_ns > 0 && self.inbox.stats().lag().nseconds() > self.max_lag_ns
+    }
+
     /// With overload=skip, whether the model fell behind the live audio
     /// starting at `pts`: it is more than the latency old on the pipeline's
     /// clock (its words would come too late to be live subtitles), and
@@ -369,9 +396,6 @@ impl Worker {
     /// slow model; the first keeps audio that comes faster than real time
     /// from ever counting as late.
     fn fell_behind(&self, pts: Option<gst::ClockTime>) -> bool {
-        if self.overload != Overload::Skip || !self.inbox.is_live() {
-            return false;
-        }
         let interval_ns = samples_to_ns(self.stream_config.interval_samples() as u64);
         if self.inbox.stats().lag().nseconds() <= self.latency_ns + interval_ns {
             return false;
@@ -407,16 +431,31 @@ impl Worker {
         self.skipped = Some((earlier_from, earlier + samples));
         if !self.overloaded {
             self.overloaded = true;
-            self.output.warning(&format!(
-                "the model fell more than the latency of {} ms behind the live audio: skipping \
-                 the oldest audio to stay live ({} ms so far; overload=queue keeps every word \
-                 instead). It is slower than real time on this machine: try a GPU backend, a \
-                 smaller quantisation or a larger decode-interval",
-                self.latency_ns / 1_000_000,
-                samples_to_ns(earlier + samples) / 1_000_000
-            ));
+            let warning = self.skip_warning(samples_to_ns(earlier + samples));
+            self.output.warning(&warning);
         }
         Ok(())
+    }
+
+    fn skip_warning(&self, skipped_ns: u64) -> String {
+        let advice = "It is slower than real time on this machine: try a GPU backend, a smaller \
+                      quantisation or a larger decode-interval";
+        match self.overload {
+            Overload::Skip => format!(
+                "the model fell more than the latency of {} ms behind the live audio: skipping \
+                 the oldest audio to stay live ({} ms so far; overload=queue keeps every word \
+                 instead). {advice}",
+                self.latency_ns / 1_000_000,
+                skipped_ns / 1_000_000
+            ),
+            Overload::Queue => format!(
+                "more than max-lag, {} ms, of live audio waits for the model: skipping the \
+                 oldest to keep memory bounded ({} ms so far; a larger max-lag keeps more). \
+                 {advice}",
+                self.max_lag_ns / 1_000_000,
+                skipped_ns / 1_000_000
+            ),
+        }
     }
 
     /// After a skip, the audio at `pts` is where transcription goes on: a

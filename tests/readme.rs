@@ -36,7 +36,11 @@ fn every_gst_launch_line_of_the_readme_runs() {
         dir.join("examples"),
     )
     .unwrap();
-    for line in readme_launch_lines() {
+    // The SRT line needs a receiver: tests/srt.rs runs it against one.
+    for line in readme_launch_lines()
+        .into_iter()
+        .filter(|l| !l.contains("srtsink"))
+    {
         // No window on a test machine.
         let line = line.replace("autovideosink", "fakesink");
         let out = Command::new("timeout")

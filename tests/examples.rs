@@ -23,7 +23,13 @@ fn text(output: &Output) -> String {
 
 #[test]
 fn every_example_prints_its_help() {
-    for name in ["transcribe_file", "live_captions", "mkv_subtitles"] {
+    for name in [
+        "transcribe_file",
+        "live_captions",
+        "mkv_subtitles",
+        "rtsp_captions",
+        "webrtc_captions",
+    ] {
         let out = example(name, &["--help"]);
         assert!(out.status.success(), "{name}: {}", text(&out));
         assert!(

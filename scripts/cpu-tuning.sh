@@ -1,0 +1,24 @@
+# shellcheck shell=bash
+# Sourced by what builds the plugin for use (scripts/setup,
+# scripts/transcribe-sample, meson/cargo-build): the CMake arguments for
+# transcribe.cpp's CPU code.
+#
+# By default the build is tuned to the CPU it is built on (GGML_NATIVE=ON:
+# ggml's SIMD kernels for every extension that CPU has: AVX2 and FMA here,
+# AVX-512 and VNNI where present), since a machine that builds its own plugin
+# runs it there. VOXTRALRT_PORTABLE=1 builds for any x86-64 CPU instead
+# (GGML_NATIVE=OFF, which in transcribe.cpp 0.4.1 is the SSE2 baseline: ggml
+# then runs its generic C kernels, several times slower; docs/benchmarks.md,
+# "Native or portable"). A package for CPUs from about 2015 on can keep the
+# AVX2 kernels with TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON
+# -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+# -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF" (not measured here).
+# TRANSCRIBE_CMAKE_ARGS, when set, wins over both.
+if [ -z "${TRANSCRIBE_CMAKE_ARGS+set}" ]; then
+    if [ "${VOXTRALRT_PORTABLE:-0}" = 1 ]; then
+        TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
+    else
+        TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=ON -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
+    fi
+fi
+export TRANSCRIBE_CMAKE_ARGS

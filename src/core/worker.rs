@@ -373,6 +373,15 @@ impl Worker {
         }
     }
 
+    /// A new stream writes nothing before the delay and a decode or two
+    /// of audio (and at real scale its start-up costs seconds): skipped
+    /// sooner, a model slower than real time would be restarted again and
+    /// again and never write a word. So it gets that much audio first.
+    fn samples_before_a_skip(&self) -> u64 {
+        let delay = ns_to_samples(u64::from(self.stream_config.delay_ms) * 1_000_000);
+        delay + 2 * self.stream_config.interval_samples() as u64
+    }
+
     /// How much of the newest waiting audio a skip keeps: skip goes on
     /// from the present (one decode interval); queue keeps half of
     /// `max-lag`, losing as few words as a bounded memory allows.
@@ -396,6 +405,9 @@ impl Worker {
     /// slow model; the first keeps audio that comes faster than real time
     /// from ever counting as late.
     fn fell_behind(&self, pts: Option<gst::ClockTime>) -> bool {
+        if self.active.is_some() && self.stream.samples_received() < self.samples_before_a_skip() {
+            return false;
+        }
         let interval_ns = samples_to_ns(self.stream_config.interval_samples() as u64);
         if self.inbox.stats().lag().nseconds() <= self.latency_ns + interval_ns {
             return false;

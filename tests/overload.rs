@@ -59,6 +59,8 @@ struct Run {
     warnings: Vec<String>,
     /// The largest lag the stats showed while the audio came.
     max_lag: u64,
+    /// This process's VmRSS (KiB) while the audio came, once a buffer.
+    rss_kib: Vec<u64>,
     stats: Option<gst::Structure>,
 }
 
@@ -111,6 +113,7 @@ fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
             .unwrap();
         let mut r = run.lock().unwrap();
         r.max_lag = r.max_lag.max(lag);
+        r.rss_kib.push(rss_kib());
     });
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let deadline = gst::ClockTime::from_seconds(120);
@@ -134,6 +137,15 @@ fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
     pipeline.set_state(gst::State::Null).unwrap();
     let run = std::mem::take(&mut *run.lock().unwrap());
     run
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Where the fixture puts the word of frame `f` (README-tone: a delay
@@ -193,6 +205,13 @@ fn skip_mode_stays_within_the_latency_and_keeps_true_timestamps() {
     for pair in run.words.windows(2) {
         assert!(pair[0].0 <= pair[1].0, "{pair:?}");
     }
+    // Memory stays flat while skipping: from the first second on (the
+    // model and the pipeline set up) the process grows by less than the
+    // 12 s of audio it was given (750 KiB) and a margin for the allocator.
+    let settled = run.rss_kib[run.rss_kib.len() / 12];
+    let most = *run.rss_kib.iter().max().unwrap();
+    eprintln!("skip: VmRSS {settled} KiB after 1 s, at most {most} KiB");
+    assert!(most < settled + 4 * 1024, "{settled} -> {most} KiB");
 }
 
 /// At real scale a new model stream needs seconds before its first word

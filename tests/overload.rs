@@ -64,6 +64,25 @@ struct Run {
     stats: Option<gst::Structure>,
 }
 
+impl Run {
+    /// Prints what a run gave, for the test log.
+    fn report(&self, label: &str, tones: usize) {
+        let skipped = self
+            .stats
+            .as_ref()
+            .unwrap()
+            .get::<u64>("audio-skipped")
+            .unwrap();
+        eprintln!(
+            "{label}: {} of {tones} words, {} ms skipped in {} skips, largest lag {} ms",
+            self.words.len(),
+            skipped / MS,
+            self.skips.len(),
+            self.max_lag / MS
+        );
+    }
+}
+
 /// Pushes `audio` in real time, 80 ms a buffer, into a live pipeline, with
 /// the model `SLOWDOWN` times slower than real time.
 fn run_live(audio: &[f32], extra: &str) -> Run {
@@ -160,14 +179,7 @@ fn skip_mode_stays_within_the_latency_and_keeps_true_timestamps() {
     let run = run_live(&audio, "");
     let stats = run.stats.as_ref().unwrap();
     let skipped = stats.get::<u64>("audio-skipped").unwrap();
-    eprintln!(
-        "skip: {} of {} words, {} ms skipped in {} skips, largest lag {} ms",
-        run.words.len(),
-        tones.len(),
-        skipped / MS,
-        run.skips.len(),
-        run.max_lag / MS
-    );
+    run.report("skip", tones.len());
     // The model is 2.5 times too slow: much is skipped, yet words come.
     assert!(skipped > 3000 * MS, "{stats}");
     assert!(!run.skips.is_empty());
@@ -223,14 +235,7 @@ fn a_model_far_slower_than_real_time_still_writes_words_when_skipping() {
     let (audio, tones) = tone_blocks(125); // 10 s
     let run = run_live_slowed(&audio, "latency=500", slowdown);
     let stats = run.stats.as_ref().unwrap();
-    eprintln!(
-        "skip, {slowdown}x, latency 500 ms: {} of {} words, {} ms skipped in {} skips, largest lag {} ms",
-        run.words.len(),
-        tones.len(),
-        stats.get::<u64>("audio-skipped").unwrap() / MS,
-        run.skips.len(),
-        run.max_lag / MS
-    );
+    run.report(&format!("skip, {slowdown}x, latency 500 ms"), tones.len());
     assert!(!run.skips.is_empty(), "{stats}");
     // About one word per restart here (without the rule: none at all).
     assert!(!run.words.is_empty(), "{stats}");
@@ -275,14 +280,7 @@ fn queue_mode_keeps_memory_bounded_at_max_lag() {
     let run = run_live(&audio, &format!("overload=queue max-lag={max_lag_ms}"));
     let stats = run.stats.as_ref().unwrap();
     let skipped = stats.get::<u64>("audio-skipped").unwrap();
-    eprintln!(
-        "queue, max-lag {max_lag_ms} ms: {} of {} words, {} ms skipped in {} skips, largest lag {} ms",
-        run.words.len(),
-        tones.len(),
-        skipped / MS,
-        run.skips.len(),
-        run.max_lag / MS
-    );
+    run.report(&format!("queue, max-lag {max_lag_ms} ms"), tones.len());
     // The queue never holds much more than max-lag: what arrives during
     // one decode, and one buffer, past it.
     let bound = (max_lag_ms + (SLOWDOWN * INTERVAL_MS as f64) as u64 + 80) * MS;

@@ -16,12 +16,13 @@
 mod common;
 
 use common::cc608::cc1_chars;
+use common::process::{examples_dir, Guarded};
 use common::{tone_audio, tone_frames, truth};
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -51,16 +52,6 @@ const PAGE_BOUND_MS: i64 = 160 + 240;
 /// Hard limit for anything the tests wait for.
 const WAIT: Duration = Duration::from_secs(90);
 
-fn example_binary() -> PathBuf {
-    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BIN.get_or_init(|| {
-        common::cargo_build(&["--example", "webrtc_captions"])
-            .join("examples")
-            .join("webrtc_captions")
-    })
-    .clone()
-}
-
 /// The tone fixture after LEAD_MS of silence, then 3 s of silence, as a
 /// WAV file.
 fn tone_wav(dir: &Path) -> PathBuf {
@@ -81,25 +72,27 @@ fn expected(f: usize, origin: u64) -> i64 {
 
 /// The example as a child process, killed when dropped.
 struct Example {
-    child: Child,
+    child: Guarded,
     lines: Arc<Mutex<Vec<String>>>,
     port: u16,
 }
 
 impl Example {
     fn start(args: &[&str]) -> Example {
-        let mut child = Command::new(example_binary())
-            .args(["--port", "0", "--threads", "1"])
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("VOXTRAL_MODEL")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting the example");
+        let mut child = Guarded::spawn(
+            Command::new(examples_dir().join("webrtc_captions"))
+                .args(["--port", "0", "--threads", "1"])
+                .args(args)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .env_remove("VOXTRAL_MODEL")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+            "the example",
+        );
         let lines = Arc::new(Mutex::new(Vec::new()));
-        collect_lines(child.stdout.take().unwrap(), lines.clone(), "");
-        collect_lines(child.stderr.take().unwrap(), lines.clone(), "stderr: ");
+        let process = child.child();
+        collect_lines(process.stdout.take().unwrap(), lines.clone(), "");
+        collect_lines(process.stderr.take().unwrap(), lines.clone(), "stderr: ");
         let mut example = Example {
             child,
             lines,
@@ -125,7 +118,7 @@ impl Example {
             if let Some(line) = self.lines.lock().unwrap().iter().find(|l| matches(l)) {
                 return line.clone();
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Ok(Some(status)) = self.child.child().try_wait() {
                 panic!("the example ended ({status}):\n{}", self.log());
             }
             assert!(
@@ -150,16 +143,15 @@ impl Example {
     }
 
     fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        matches!(self.child.child().try_wait(), Ok(None))
     }
 }
 impl Drop for Example {
     fn drop(&mut self) {
+        // The process itself is killed by its guard.
         if std::thread::panicking() {
             eprintln!("the example's output:\n{}", self.log());
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -611,34 +603,35 @@ fn a_native_receiver_gets_the_words_in_the_sei_captions_and_on_the_data_channel(
 
 /// Headless Chromium with a fresh profile, killed when dropped.
 struct Chromium {
-    child: Child,
+    child: Guarded,
     lines: Arc<Mutex<Vec<String>>>,
 }
 
 impl Chromium {
     fn start(profile: &Path) -> Chromium {
-        let mut child = Command::new("/usr/bin/chromium")
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--autoplay-policy=no-user-gesture-required",
-                "--remote-debugging-port=0",
-                "--window-size=1000,520",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("about:blank")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting /usr/bin/chromium (Debian package chromium)");
+        let mut child = Guarded::spawn(
+            Command::new("/usr/bin/chromium")
+                .args([
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--autoplay-policy=no-user-gesture-required",
+                    "--remote-debugging-port=0",
+                    "--window-size=1000,520",
+                ])
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .arg("about:blank")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped()),
+            "/usr/bin/chromium (Debian package chromium)",
+        );
         let lines = Arc::new(Mutex::new(Vec::new()));
-        collect_lines(child.stderr.take().unwrap(), lines.clone(), "");
+        collect_lines(child.child().stderr.take().unwrap(), lines.clone(), "");
         Chromium { child, lines }
     }
 
@@ -651,7 +644,7 @@ impl Chromium {
                 return line.rsplit(' ').next().unwrap().to_owned();
             }
             drop(lines);
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Ok(Some(status)) = self.child.child().try_wait() {
                 panic!(
                     "chromium ended ({status}): {:?}",
                     self.lines.lock().unwrap()
@@ -663,13 +656,6 @@ impl Chromium {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

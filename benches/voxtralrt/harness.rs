@@ -471,6 +471,27 @@ impl Report {
     }
 }
 
+/// Runs this binary again as a child with `args` and the model and settings
+/// of `opts`, and returns what it printed; a failed child ends the
+/// benchmark with its error output. The sections that need a fresh process
+/// (memory, a start from nothing) measure there.
+pub(crate) fn run_child(opts: &Opts, args: &[&str], what: &str) -> String {
+    let exe = std::env::current_exe().expect("this binary's path");
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .args(opts.child_args())
+        .output()
+        .unwrap_or_else(|e| die(&format!("running the {what} child: {e}")));
+    if !out.status.success() {
+        die(&format!(
+            "{what} child failed: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 pub(crate) fn progress(s: &str) {
     eprintln!("[bench] {s}");
 }

@@ -3,14 +3,13 @@
 
 //! Section 4: memory over hours of audio, in a child process.
 
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gst::prelude::*;
 
-use crate::harness::{init_gst, progress, rss_kib, Audio, Report, Rig};
-use crate::options::{die, Opts};
+use crate::harness::{init_gst, progress, rss_kib, run_child, Audio, Report, Rig};
+use crate::options::Opts;
 use crate::{BUFFER_SAMPLES, DEFAULT_INTERVAL_MS, RATE, SECOND};
 
 /// The child of `memory`: streams `secs` of audio (non-live, fast) through
@@ -65,20 +64,11 @@ pub(crate) fn memory(opts: &Opts, rep: &mut Report) {
         opts.memory_s
     ));
     progress(&format!("memory: {} s of audio", opts.memory_s));
-    let exe = std::env::current_exe().expect("this binary's path");
-    let out = Command::new(exe)
-        .args(["--memory-child", &opts.memory_s.to_string()])
-        .args(opts.child_args())
-        .output()
-        .expect("running the memory child");
-    if !out.status.success() {
-        die(&format!(
-            "memory child failed: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_child(
+        opts,
+        &["--memory-child", &opts.memory_s.to_string()],
+        "memory",
+    );
     rep.line("| audio streamed | VmRSS MiB | peak RSS (VmHWM) MiB | wall s |");
     rep.line("|---|---|---|---|");
     let mut points = Vec::new();

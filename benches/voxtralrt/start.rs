@@ -7,12 +7,11 @@
 //! The same child then closes the stream and opens a second one, which gets
 //! the model from the pool, as the element's second start does.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gstvoxtralrt::engine::{Stream, StreamConfig};
 
-use crate::harness::{init_gst, progress, rss_kib, Audio, Report};
+use crate::harness::{init_gst, progress, rss_kib, run_child, Audio, Report};
 use crate::options::{die, Opts};
 use crate::{BUFFER_SAMPLES, DEFAULT_INTERVAL_MS, RATE};
 
@@ -29,13 +28,12 @@ pub(crate) fn start_child(opts: &Opts) {
         let mut stream = Stream::open(&opts.spec(&opts.model), opts.threads)
             .unwrap_or_else(|e| die(&format!("loading {}: {e}", opts.model.display())));
         let load = t0.elapsed();
-        let first_word = feed_until_first_word(&mut stream, &audio, opts.delay_ms);
+        let audio_fed = feed_until_first_word(&mut stream, &audio, opts.delay_ms);
         let (rss, _) = rss_kib();
         println!(
-            "START {n} {:.1} {:.1} {:.1} {:.1} {rss}",
+            "START {n} {:.1} {:.1} {:.1} {rss}",
             ms(load),
-            ms(first_word.first_feed),
-            ms(first_word.audio),
+            ms(audio_fed),
             ms(t0.elapsed()),
         );
         // Closing the stream leaves its model idle in the pool, so the
@@ -44,13 +42,9 @@ pub(crate) fn start_child(opts: &Opts) {
     }
 }
 
-struct FirstWord {
-    first_feed: Duration,
-    /// Audio fed until the word came.
-    audio: Duration,
-}
-
-fn feed_until_first_word(stream: &mut Stream, audio: &Audio, delay_ms: u32) -> FirstWord {
+/// Feeds `audio` until the first word comes; returns how much audio that
+/// took.
+fn feed_until_first_word(stream: &mut Stream, audio: &Audio, delay_ms: u32) -> Duration {
     let config = StreamConfig {
         delay_ms,
         decode_interval_ms: DEFAULT_INTERVAL_MS,
@@ -58,18 +52,12 @@ fn feed_until_first_word(stream: &mut Stream, audio: &Audio, delay_ms: u32) -> F
     stream
         .begin(config)
         .unwrap_or_else(|e| die(&format!("starting the engine stream: {e}")));
-    let mut first_feed = None;
     for i in 0..(60 * RATE as usize / PIECE) {
-        let t = Instant::now();
         let updates = stream
             .feed(audio.chunk_of(i, PIECE))
             .unwrap_or_else(|e| die(&format!("engine feed: {e}")));
-        first_feed.get_or_insert(t.elapsed());
         if updates.iter().any(|u| !u.text.trim().is_empty()) {
-            return FirstWord {
-                first_feed: first_feed.unwrap_or_default(),
-                audio: Duration::from_secs_f64(((i + 1) * PIECE) as f64 / RATE as f64),
-            };
+            return Duration::from_secs_f64(((i + 1) * PIECE) as f64 / RATE as f64);
         }
     }
     die("no word in 60 s of audio")
@@ -138,11 +126,11 @@ pub(crate) fn start(opts: &Opts, rep: &mut Report) {
         opts.threads, opts.delay_ms, DEFAULT_INTERVAL_MS
     ));
     rep.line("Times from opening the engine stream (`Stream::open`: load) to the first word, feeding the sample as fast as the engine takes it. The second stream is opened in the same process after the first was closed: its model waits in the pool and is reused, as on an element's second start.\n");
-    rep.line("| page cache before | file cached before | stream | load ms | first feed ms | audio fed to the first word ms | open to first word ms | VmRSS MiB |");
-    rep.line("|---|---|---|---|---|---|---|---|");
+    rep.line("| page cache before | file cached before | stream | load ms | audio fed to the first word ms | open to first word ms | VmRSS MiB |");
+    rep.line("|---|---|---|---|---|---|---|");
     for cold in [true, false] {
         if cold && !evict_from_page_cache(&opts.model) {
-            rep.line("| cold | (could not evict the file from the page cache) | | | | | | |");
+            rep.line("| cold | (could not evict the file from the page cache) | | | | | |");
             continue;
         }
         let cached = cached_percent(&opts.model).map_or("?".into(), |p| format!("{p:.0} %"));
@@ -150,27 +138,18 @@ pub(crate) fn start(opts: &Opts, rep: &mut Report) {
             "start: {} page cache",
             if cold { "cold" } else { "warm" }
         ));
-        let exe = std::env::current_exe().expect("this binary's path");
-        let out = Command::new(exe)
-            .arg("--start-child")
-            .args(opts.child_args())
-            .output()
-            .expect("running the start child");
-        if !out.status.success() {
-            die(&format!(
-                "start child failed: {}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
+        for line in run_child(opts, &["--start-child"], "start").lines() {
             let f: Vec<&str> = line.split_whitespace().collect();
-            if let ["START", n, load, first_feed, audio, first_word, rss] = f.as_slice() {
+            if let ["START", n, load, audio, first_word, rss] = f.as_slice() {
                 let rss_mib = rss.parse::<f64>().unwrap_or(f64::NAN) / 1024.0;
                 rep.line(format!(
-                    "| {} | {cached} | {} | {load} | {first_feed} | {audio} | {first_word} | {rss_mib:.0} |",
+                    "| {} | {cached} | {} | {load} | {audio} | {first_word} | {rss_mib:.0} |",
                     if cold { "cold" } else { "warm" },
-                    if *n == "1" { "first" } else { "second (model from the pool)" },
+                    if *n == "1" {
+                        "first"
+                    } else {
+                        "second (model from the pool)"
+                    },
                 ));
             }
         }

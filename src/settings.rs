@@ -301,7 +301,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecEnum::builder_with_default("overload", d.overload)
                     .nick("Overload policy")
-                    .blurb("Live input only, when the model falls behind it by more than latency (it is slower than real time here): skip: drop the oldest waiting audio and go on from the present in a new model stream, with a GAP over what was skipped, a WARNING per episode, a voxtralrt-skipped element message per skip and audio-skipped in stats; queue: keep everything and let the lag grow (64 KiB of memory per second of lag). Non-live input is never skipped: it is slowed down")
+                    .blurb("Live input only, when the model falls behind it by more than latency (it is slower than real time here): skip: drop the oldest waiting audio and go on from the present in a new model stream (which first gets the delay and two decode intervals of audio), with a GAP over what was skipped, a WARNING per episode, a voxtralrt-skipped element message per skip and audio-skipped in stats; queue: keep everything and let the lag grow up to max-lag (64 KiB of memory per second of lag). Non-live input is never skipped: it is slowed down")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-lag")

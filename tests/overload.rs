@@ -65,6 +65,11 @@ struct Run {
 }
 
 impl Run {
+    /// How many WARNING messages mentioned `text`.
+    fn warnings_about(&self, text: &str) -> usize {
+        self.warnings.iter().filter(|w| w.contains(text)).count()
+    }
+
     /// Prints what a run gave, for the test log.
     fn report(&self, label: &str, tones: usize) {
         let skipped = self
@@ -190,12 +195,7 @@ fn skip_mode_stays_within_the_latency_and_keeps_true_timestamps() {
     let bound = (LATENCY_MS + INTERVAL_MS + (SLOWDOWN * INTERVAL_MS as f64) as u64 + 80) * MS;
     assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
     // One overload episode, one WARNING.
-    let warned = run
-        .warnings
-        .iter()
-        .filter(|w| w.contains("skipping"))
-        .count();
-    assert_eq!(warned, 1, "{:?}", run.warnings);
+    assert_eq!(run.warnings_about("skipping"), 1, "{:?}", run.warnings);
     // Each word is where its tone is, to within a decode interval.
     for &(pts, _) in &run.words {
         let nearest = tones.iter().map(|&f| truth(f).abs_diff(pts)).min().unwrap();
@@ -259,7 +259,7 @@ fn queue_mode_keeps_every_word_however_late() {
     assert!(run.skips.is_empty());
     assert!(run.max_lag > LATENCY_MS * MS, "lag {} ms", run.max_lag / MS);
     assert!(
-        run.warnings.iter().any(|w| w.contains("behind the audio")),
+        run.warnings_about("behind the audio") > 0,
         "{:?}",
         run.warnings
     );
@@ -286,12 +286,7 @@ fn queue_mode_keeps_memory_bounded_at_max_lag() {
     let bound = (max_lag_ms + (SLOWDOWN * INTERVAL_MS as f64) as u64 + 80) * MS;
     assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
     assert!(skipped > 0 && !run.skips.is_empty(), "{stats}");
-    let warned = run
-        .warnings
-        .iter()
-        .filter(|w| w.contains("max-lag"))
-        .count();
-    assert_eq!(warned, 1, "{:?}", run.warnings);
+    assert_eq!(run.warnings_about("max-lag"), 1, "{:?}", run.warnings);
     // Half of max-lag is kept at each skip, so more words come than the
     // skip policy gives, and each where its tone is.
     assert!(run.words.len() >= 10, "{:?}", run.words);

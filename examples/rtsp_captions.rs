@@ -213,7 +213,10 @@ fn serve(options: &Options) -> Result<gst_rtsp_server::RTSPServer, String> {
             factory.set_shared(false);
             factory.connect_media_configure(|_, media| end_video_with_audio(&media.element()));
         }
-        Audio::Live(_) => factory.set_shared(true),
+        Audio::Live(_) => {
+            factory.set_shared(true);
+            factory.connect_media_configure(|_, media| refuse_seeks(&media.element()));
+        }
     }
     server
         .mount_points()
@@ -251,6 +254,32 @@ fn launch_line(options: &Options) -> String {
         model = options.model.display(),
         threads = options.threads,
     )
+}
+
+/// Says the shared live stream cannot seek. Players ask for `Range:
+/// npt=0-` in PLAY; on a seekable media gst-rtsp-server answers that with a
+/// flushing seek of the one pipeline every client shares: the clients
+/// already watching lose a second or two of stream, the transcriber starts
+/// over, and a PLAY that meets the stream still re-prerolling fails.
+/// Not seekable, the server plays on from where the stream is.
+fn refuse_seeks(media_pipeline: &gst::Element) {
+    let bin = media_pipeline
+        .downcast_ref::<gst::Bin>()
+        .expect("a media pipeline is a bin");
+    for payloader in ["pay0", "pay1"] {
+        let pad = bin
+            .by_name(payloader)
+            .and_then(|p| p.static_pad("src"))
+            .expect("the launch line names its payloaders pay0 and pay1");
+        pad.add_probe(gst::PadProbeType::QUERY_UPSTREAM, |_, info| {
+            let Some(gst::QueryViewMut::Seeking(seeking)) = info.query_mut().map(|q| q.view_mut())
+            else {
+                return gst::PadProbeReturn::Ok;
+            };
+            seeking.set(false, gst::ClockTime::ZERO, gst::ClockTime::NONE);
+            gst::PadProbeReturn::Handled
+        });
+    }
 }
 
 /// A test pattern never ends by itself: the first video frame at or after

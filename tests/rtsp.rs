@@ -34,6 +34,7 @@ const AUDIO_NS: u64 = 66 * 80 * MS;
 /// The example, serving until dropped.
 struct Server {
     url: String,
+    log: std::path::PathBuf,
     // Keeps the stdout reader (and so the pipe) alive.
     _lines: Receiver<String>,
     _process: Guarded,
@@ -69,8 +70,16 @@ fn start_server(dir: &Path, args: &[&str]) -> Server {
     assert!(port.is_some_and(|p| p > 0), "{line:?}");
     Server {
         url,
+        log: log_path,
         _lines: lines,
         _process: server,
+    }
+}
+
+impl Server {
+    /// What the server wrote to stderr so far.
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
 
@@ -101,9 +110,14 @@ struct RtspsrcClient {
 
 impl RtspsrcClient {
     fn start(url: &str) -> RtspsrcClient {
+        Self::start_with(url, "")
+    }
+
+    /// Starts with more rtspsrc properties (`name=value ...`).
+    fn start_with(url: &str, properties: &str) -> RtspsrcClient {
         gst::init().unwrap();
         let pipeline = gst::parse::launch(&format!(
-            "rtspsrc location={url} protocols=tcp name=src \
+            "rtspsrc location={url} protocols=tcp {properties} name=src \
              src. ! rtph264depay ! h264parse ! ccextractor name=x \
              x. ! fakesink name=video signal-handoffs=true sync=false \
              x.caption ! queue ! ccconverter ! closedcaption/x-cea-608,format=raw ! \
@@ -174,6 +188,24 @@ impl RtspsrcClient {
                     .nseconds()
             })
             .sum()
+    }
+
+    /// Where the decoded audio did not go on from the buffer before: a
+    /// DISCONT flag after the first buffer, or more than 200 ms missing or
+    /// repeated.
+    fn audio_breaks(&self) -> Vec<String> {
+        let audio = self.audio.lock().unwrap();
+        audio
+            .windows(2)
+            .filter_map(|pair| {
+                let end = pair[0].pts()? + pair[0].duration()?;
+                let next = pair[1].pts()?;
+                let flagged = pair[1].flags().contains(gst::BufferFlags::DISCONT);
+                let off = next.nseconds().abs_diff(end.nseconds());
+                (flagged || off > 200 * MS)
+                    .then(|| format!("after {end}: next at {next} (discont: {flagged})"))
+            })
+            .collect()
     }
 
     fn received(&self) -> Received {
@@ -314,7 +346,7 @@ fn two_clients_each_get_the_whole_file_with_its_captions_over_rtsp() {
 }
 
 #[test]
-fn a_live_test_source_is_served_with_captions() {
+fn a_second_client_joins_a_live_stream_without_interrupting_the_first() {
     // The tiny model says "hello from the tiny voxtral test model ..." for
     // any sound, so the live test tone gets words.
     let dir = common::scratch_dir("rtsp-live");
@@ -327,16 +359,47 @@ fn a_live_test_source_is_served_with_captions() {
             "test",
         ],
     );
+    // Timestamps from the RTP timestamps alone (buffer-mode=none), so that
+    // a hole or a restart in the server's stream shows, and a burst of
+    // late packets on a loaded machine does not.
+    let first = RtspsrcClient::start_with(&server.url, "buffer-mode=none");
+    first.wait_for_video(30);
+    // ffmpeg asks for `Range: npt=0-` in PLAY, which once made the server
+    // seek the pipeline both clients share.
     let ts = dir.join("live.ts");
     let mut ffmpeg = start_ffmpeg_recording(&server.url, &ts, &["-t", "6"]);
     let status = ffmpeg.wait_for(STEP).expect("ffmpeg -t 6 did not stop");
     let log = std::fs::read_to_string(ts.with_extension("log")).unwrap();
-    assert!(status.success(), "ffmpeg: {status}\n{log}");
+    assert!(
+        status.success(),
+        "ffmpeg: {status}\n{log}\nserver:\n{}",
+        server.log()
+    );
+    let breaks = first.audio_breaks();
+    let received = first.received();
+    shut_down(first.pipeline);
+
     let cues = readback::subcc_cues(&ts);
     assert!(
         cues.iter()
             .any(|(_, text)| text.contains("hello from the tiny")),
-        "{cues:?}"
+        "ffmpeg's recording: {cues:?}"
+    );
+    // The first client heard the stream on, without a hole, while the
+    // second joined and recorded its 6 s.
+    assert!(breaks.is_empty(), "the first client's audio: {breaks:?}");
+    assert!(
+        received.audio_ns >= 6_000 * MS,
+        "the first client got {} ms of audio",
+        ms(received.audio_ns)
+    );
+    let first_words: String = cc1_chars(&received.cc)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert!(
+        first_words.contains("hello"),
+        "the first client's captions: {first_words:?}"
     );
 }
 

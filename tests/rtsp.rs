@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use common::cc608::cc1_chars;
 use common::process::{self, Guarded};
-use common::readback::{self, assert_shown_in_time, ROLL_UP_BOUND_MS};
+use common::readback::{self, assert_shown_in_time, Recording, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_frames, tone_model};
 use gst::prelude::*;
 
@@ -255,21 +255,11 @@ fn shut_down(pipeline: gst::Pipeline) {
     }
 }
 
-/// ffmpeg as an RTSP client over TCP, recording the stream as it is
-/// (`-c copy`) into MPEG-TS.
-fn start_ffmpeg_recording(url: &str, ts: &Path, extra: &[&str]) -> Guarded {
-    let log = std::fs::File::create(ts.with_extension("log")).unwrap();
-    Guarded::spawn(
-        Command::new("ffmpeg")
-            .args(["-nostdin", "-loglevel", "error", "-y"])
-            .args(["-rtsp_transport", "tcp", "-i", url])
-            .args(extra)
-            .args(["-c", "copy", "-f", "mpegts"])
-            .arg(ts)
-            .stdout(Stdio::null())
-            .stderr(log),
-        "ffmpeg (Debian package ffmpeg)",
-    )
+/// ffmpeg as an RTSP client over TCP, recording the stream into `ts`.
+fn start_ffmpeg_recording(url: &str, ts: &Path, extra: &[&str]) -> Recording {
+    let mut input = vec!["-rtsp_transport", "tcp", "-i", url];
+    input.extend(extra);
+    Recording::start(&input, ts)
 }
 
 fn ms(ns: u64) -> f64 {
@@ -289,15 +279,11 @@ fn two_clients_each_get_the_whole_file_with_its_captions_over_rtsp() {
     // from the file's start, gives it the first words (at 0.8 s).
     rtspsrc.wait_for_video(60);
     let ts = dir.join("ffmpeg.ts");
-    let mut ffmpeg = start_ffmpeg_recording(&server.url, &ts, &[]);
+    let ffmpeg = start_ffmpeg_recording(&server.url, &ts, &[]);
     let received = rtspsrc.finish();
     // The session ends by itself at the end of the file (RTCP BYE on both
     // streams), so ffmpeg stops on its own.
-    let status = ffmpeg
-        .wait_for(STEP)
-        .expect("ffmpeg did not stop at the end");
-    let log = std::fs::read_to_string(ts.with_extension("log")).unwrap();
-    assert!(status.success(), "ffmpeg: {status}\n{log}");
+    ffmpeg.assert_ends_well(STEP, "ffmpeg did not stop at the end", "");
 
     // rtspsrc: every word in CC1, in order.
     let chars = cc1_chars(&received.cc);
@@ -367,13 +353,10 @@ fn a_second_client_joins_a_live_stream_without_interrupting_the_first() {
     // ffmpeg asks for `Range: npt=0-` in PLAY, which once made the server
     // seek the pipeline both clients share.
     let ts = dir.join("live.ts");
-    let mut ffmpeg = start_ffmpeg_recording(&server.url, &ts, &["-t", "6"]);
-    let status = ffmpeg.wait_for(STEP).expect("ffmpeg -t 6 did not stop");
-    let log = std::fs::read_to_string(ts.with_extension("log")).unwrap();
-    assert!(
-        status.success(),
-        "ffmpeg: {status}\n{log}\nserver:\n{}",
-        server.log()
+    start_ffmpeg_recording(&server.url, &ts, &["-t", "6"]).assert_ends_well(
+        STEP,
+        "ffmpeg -t 6 did not stop",
+        &format!("\nserver:\n{}", server.log()),
     );
     let breaks = first.audio_breaks();
     let received = first.received();

@@ -12,11 +12,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use common::process::{self, Guarded};
-use common::readback::{self, assert_shown_in_time, ROLL_UP_BOUND_MS};
+use common::process;
+use common::readback::{self, assert_shown_in_time, Recording, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_frames, tone_model};
 
 /// The longest one step may take on a loaded machine before the test fails
@@ -34,18 +34,9 @@ fn readme_srt_line() -> String {
 
 /// ffmpeg as the SRT receiver: listens on 127.0.0.1:`port` and records
 /// what comes into `ts`, until the sender closes.
-fn start_receiver(port: u16, ts: &std::path::Path) -> Guarded {
-    let log = std::fs::File::create(ts.with_extension("log")).unwrap();
-    let receiver = Guarded::spawn(
-        Command::new("ffmpeg")
-            .args(["-nostdin", "-loglevel", "error", "-y", "-i"])
-            .arg(format!("srt://127.0.0.1:{port}?mode=listener"))
-            .args(["-c", "copy", "-f", "mpegts"])
-            .arg(ts)
-            .stdout(Stdio::null())
-            .stderr(log),
-        "ffmpeg (Debian package ffmpeg)",
-    );
+fn start_receiver(port: u16, ts: &std::path::Path) -> Recording {
+    let url = format!("srt://127.0.0.1:{port}?mode=listener");
+    let receiver = Recording::start(&["-i", &url], ts);
     // The sender calls once: the listener must be up first.
     assert!(
         process::wait_until(STEP, || process::udp_port_bound(port)),
@@ -70,7 +61,7 @@ fn the_readme_srt_line_delivers_every_word_to_an_ffmpeg_receiver() {
     let plugins = common::plugin_dir();
 
     let ts = dir.join("received.ts");
-    let mut receiver = start_receiver(port, &ts);
+    let receiver = start_receiver(port, &ts);
     let started = std::time::Instant::now();
     let sender = Command::new("timeout")
         .arg(STEP.as_secs().to_string())
@@ -86,11 +77,7 @@ fn the_readme_srt_line_delivers_every_word_to_an_ffmpeg_receiver() {
     let sent_in = started.elapsed();
 
     // The receiver ends when the sender closes the connection.
-    let status = receiver
-        .wait_for(STEP)
-        .expect("ffmpeg still receiving after the sender ended");
-    let receiver_log = std::fs::read_to_string(ts.with_extension("log")).unwrap();
-    assert!(status.success(), "ffmpeg: {status}\n{receiver_log}");
+    receiver.assert_ends_well(STEP, "ffmpeg still receiving after the sender ended", "");
 
     let shown = readback::x_times(&ts);
     let worst = assert_shown_in_time("ffmpeg over SRT", &shown, ROLL_UP_BOUND_MS);

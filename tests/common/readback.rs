@@ -1,13 +1,16 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Reading the captions of an MPEG-TS file back with ffmpeg (Debian
-//! `ffmpeg`, its `subcc` output of the lavfi movie source), and checking
-//! when the tone fixture's words show (tests/captions.rs, tests/rtsp.rs,
-//! tests/srt.rs).
+//! Recording a stream with ffmpeg (Debian `ffmpeg`), reading the captions
+//! of an MPEG-TS file back with it (its `subcc` output of the lavfi movie
+//! source), and checking when the tone fixture's words show
+//! (tests/captions.rs, tests/rtsp.rs, tests/srt.rs).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
+use super::process::Guarded;
 use super::{tone_frames, truth};
 
 const MS: u64 = 1_000_000;
@@ -22,6 +25,43 @@ pub const INTERVAL_MS: u64 = 160;
 /// to a frame of placement by the muxer (measured worst: the eprintln
 /// lines of tests/captions.rs).
 pub const ROLL_UP_BOUND_MS: u64 = INTERVAL_MS + 250;
+
+/// ffmpeg receiving a stream and copying it as it is (`-c copy`) into the
+/// MPEG-TS file `ts`, its errors logged beside it (`ts` with `.log`).
+pub struct Recording {
+    ffmpeg: Guarded,
+    ts: PathBuf,
+}
+
+impl Recording {
+    /// `input`: what names the stream (`-i URL` and its options), and any
+    /// limit on the recording (`-t 6`).
+    pub fn start(input: &[&str], ts: &Path) -> Recording {
+        let log = std::fs::File::create(ts.with_extension("log")).unwrap();
+        let ffmpeg = Guarded::spawn(
+            Command::new("ffmpeg")
+                .args(["-nostdin", "-loglevel", "error", "-y"])
+                .args(input)
+                .args(["-c", "copy", "-f", "mpegts"])
+                .arg(ts)
+                .stdout(Stdio::null())
+                .stderr(log),
+            "ffmpeg (Debian package ffmpeg)",
+        );
+        Recording {
+            ffmpeg,
+            ts: ts.to_owned(),
+        }
+    }
+
+    /// Waits for ffmpeg to end by itself, and asserts that it succeeded;
+    /// the failure message has its log, then `context`.
+    pub fn assert_ends_well(mut self, timeout: Duration, not_ended: &str, context: &str) {
+        let status = self.ffmpeg.wait_for(timeout).expect(not_ended);
+        let log = std::fs::read_to_string(self.ts.with_extension("log")).unwrap();
+        assert!(status.success(), "ffmpeg: {status}\n{log}{context}");
+    }
+}
 
 /// ffmpeg's decoding of the CEA-608 captions in the H.264 SEI of `ts`, in
 /// real-time mode (a cue for every change of the screen): (start in ns,

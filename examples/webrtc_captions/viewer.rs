@@ -287,7 +287,20 @@ impl Viewer {
     ) -> Result<(), String> {
         let queue = viewer_queue()?;
         self.bin.add(&queue).map_err(|e| e.to_string())?;
-        let mut previous = queue.clone();
+        // webrtcbin sends what it gets at once (its network sink does not
+        // sync on the clock), and the video reaches this branch 0.7 s to
+        // 1.3 s after its running time, as soon as cccombiner has its
+        // captions. Sent like that, a browser's currentTime, which runs on
+        // from the first frame, got ahead of the picture by the difference
+        // and the cues showed up to 0.6 s late. clocksync holds each buffer
+        // until its running time plus the latency upstream of it, so the
+        // video leaves at a constant delay.
+        let clocksync = gst::ElementFactory::make("clocksync")
+            .build()
+            .map_err(|e| e.to_string())?;
+        self.bin.add(&clocksync).map_err(|e| e.to_string())?;
+        queue.link(&clocksync).map_err(|e| e.to_string())?;
+        let mut previous = clocksync.clone();
         for e in elements {
             self.bin.add(e).map_err(|e| e.to_string())?;
             previous.link(e).map_err(|e| e.to_string())?;
@@ -326,7 +339,7 @@ impl Viewer {
             .build();
         ghost.set_active(true).map_err(|e| e.to_string())?;
         self.bin.add_pad(&ghost).map_err(|e| e.to_string())?;
-        for e in std::iter::once(&queue).chain(elements) {
+        for e in [&queue, &clocksync].into_iter().chain(elements) {
             e.sync_state_with_parent().map_err(|e| e.to_string())?;
         }
         let media = self.media.upgrade().ok_or("the server is shutting down")?;
@@ -426,6 +439,7 @@ impl Viewer {
     fn on_connection_state(&self, state: WebRTCPeerConnectionState) {
         match state {
             WebRTCPeerConnectionState::Connected => {
+                self.learn_latency();
                 self.state.lock().unwrap().connected = true;
                 self.request_key_frame();
             }
@@ -434,6 +448,25 @@ impl Viewer {
                 Media::remove_viewer_later(&self.media, self.id);
             }
             _ => {}
+        }
+    }
+
+    /// Has each of this viewer's clocksyncs ask upstream for its latency
+    /// now, before the first frame passes (nothing passes before
+    /// `connected`): a pipeline's latency queries reach it only through
+    /// webrtcbin's network sink, which may not have been there yet, and a
+    /// latency learnt after the first frames would delay the rest.
+    fn learn_latency(&self) {
+        for clocksync in self
+            .bin
+            .iterate_all_by_element_factory_name("clocksync")
+            .into_iter()
+            .flatten()
+        {
+            let mut query = gst::query::Latency::new();
+            if let Some(src) = clocksync.static_pad("src") {
+                src.query(&mut query);
+            }
         }
     }
 
@@ -537,13 +570,6 @@ impl Viewer {
         self.state.lock().unwrap().codec = Some(codec);
         let payloader = codec.payloader()?;
         self.add_branch(codec.tee(), &[payloader], &self.video_sink, true)?;
-        // The video path's latency (the transcriber's, through cccombiner)
-        // now reaches this viewer's sinks: webrtcbin's RTP sink syncs on
-        // the clock, so audio and video leave together only once every
-        // sink knows it.
-        if let Some(media) = self.media.upgrade() {
-            let _ = media.pipeline.recalculate_latency();
-        }
         Ok(())
     }
 

@@ -8,10 +8,30 @@ pub mod caption;
 pub mod core;
 pub mod engine;
 pub mod models;
+pub mod recognizer;
+pub mod remote;
 pub mod settings;
 pub mod sink;
 pub mod transcriber;
 pub mod transcript;
+
+/// Tests: makes `element` (either of this plugin's elements) wrap the
+/// recognizer it makes from its next NULL->READY on (a slow, faulty or blind
+/// model). Returns false for any other element.
+#[doc(hidden)]
+pub fn set_recognizer_wrapper(element: &gst::Element, wrapper: recognizer::Wrapper) -> bool {
+    use gst::prelude::*;
+    use gst::subclass::prelude::ObjectSubclassIsExt;
+    if let Some(t) = element.downcast_ref::<transcriber::VoxtralRtTranscriber>() {
+        t.imp().set_recognizer_wrapper(Some(wrapper));
+        true
+    } else if let Some(s) = element.downcast_ref::<sink::VoxtralRtSink>() {
+        s.imp().set_recognizer_wrapper(Some(wrapper));
+        true
+    } else {
+        false
+    }
+}
 
 fn plugin_init(plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
     transcriber::register(plugin)?;

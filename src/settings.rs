@@ -64,6 +64,51 @@ pub enum BackendChoice {
     Vulkan = 3,
 }
 
+/// Which engine runs the model.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtEngine")]
+pub enum EngineChoice {
+    #[default]
+    #[enum_value(
+        name = "transcribe.cpp in this process (model-path or model)",
+        nick = "local"
+    )]
+    Local = 0,
+    #[enum_value(name = "A vLLM realtime server (url, api-key, model)", nick = "vllm")]
+    Vllm = 1,
+}
+
+/// The model a vLLM server serves unless `model` names another.
+pub const DEFAULT_SERVED_MODEL: &str = "mistralai/Voxtral-Mini-4B-Realtime-2602";
+/// engine=vllm: a server that answers no audio for this long is taken to
+/// have gone, as a dropped connection is.
+pub const DEFAULT_SERVER_TIMEOUT_MS: u32 = 10_000;
+
+/// A value that must not be shown: Debug prints whether it is set, no more.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(Option<String>);
+
+impl Secret {
+    pub fn new(value: Option<String>) -> Secret {
+        Secret(value.filter(|v| !v.is_empty()))
+    }
+
+    pub fn expose(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Secret(set)"
+        } else {
+            "Secret(unset)"
+        })
+    }
+}
+
 /// overload=queue's default bound: ten minutes of audio, 37.5 MiB.
 pub const DEFAULT_MAX_LAG_MS: u32 = 600_000;
 
@@ -99,9 +144,16 @@ impl From<BackendChoice> for Backend {
 /// The values behind the properties.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    pub engine: EngineChoice,
     pub model_path: Option<PathBuf>,
-    /// A model by name: a preset or an `hf://` reference.
+    /// A model by name: a preset or an `hf://` reference (engine=local), or
+    /// the served model's name (engine=vllm).
     pub model: Option<String>,
+    /// engine=vllm: the server's realtime endpoint.
+    pub url: Option<String>,
+    /// engine=vllm: the bearer key; `VLLM_API_KEY` when not set.
+    pub api_key: Secret,
+    pub server_timeout_ms: u32,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
     pub latency_ms: u32,
@@ -125,8 +177,12 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
+            engine: EngineChoice::Local,
             model_path: None,
             model: None,
+            url: None,
+            api_key: Secret::default(),
+            server_timeout_ms: DEFAULT_SERVER_TIMEOUT_MS,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
             latency_ms: DEFAULT_LATENCY_MS,
@@ -173,6 +229,37 @@ impl Settings {
             backend: self.backend.into(),
             device: u32::try_from(self.device).ok(),
         })
+    }
+
+    /// The served model's name, for engine=vllm.
+    pub fn served_model(&self) -> String {
+        self.model
+            .clone()
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| DEFAULT_SERVED_MODEL.to_owned())
+    }
+
+    /// The properties set that engine=vllm does not use, to warn about.
+    pub fn local_only_settings_in_use(&self) -> Vec<&'static str> {
+        let d = Settings::default();
+        let mut used = Vec::new();
+        if self
+            .model_path
+            .as_ref()
+            .is_some_and(|p| !p.as_os_str().is_empty())
+        {
+            used.push("model-path");
+        }
+        if self.threads != d.threads {
+            used.push("threads");
+        }
+        if self.backend != d.backend {
+            used.push("backend");
+        }
+        if self.device != d.device {
+            used.push("device");
+        }
+        used
     }
 
     pub fn stream_config(&self) -> StreamConfig {
@@ -223,19 +310,43 @@ impl Settings {
     pub fn param_specs() -> Vec<glib::ParamSpec> {
         let d = Settings::default();
         vec![
+                glib::ParamSpecEnum::builder_with_default("engine", d.engine)
+                    .nick("Engine")
+                    .blurb("Where the model runs: local (transcribe.cpp in this process) or vllm (a vLLM realtime server at url)")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecString::builder("url")
+                    .nick("Server URL")
+                    .blurb("engine=vllm: the server's realtime endpoint, ws://HOST:PORT/v1/realtime or wss://...")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecString::builder("api-key")
+                    .nick("API key")
+                    .blurb("engine=vllm: the server's API key (default: VLLM_API_KEY). Write-only; never sent over plain ws:// to another host")
+                    .write_only()
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("server-timeout")
+                    .nick("Server timeout (ms)")
+                    .blurb("engine=vllm: a server that answers no audio for this long is reconnected, as after a dropped connection")
+                    .minimum(500)
+                    .maximum(600_000)
+                    .default_value(d.server_timeout_ms)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
-                    .blurb("The Voxtral Mini 4B Realtime GGUF model: a local file, or a Hub file as hf://OWNER/REPO[@REVISION]/FILE or hf://OWNER/REPO:QUANT (e.g. hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf:Q4_K_M), downloaded once into the Hugging Face cache (HF_HOME, HF_ENDPOINT, HF_TOKEN; HF_HUB_OFFLINE=1 uses only the cache) with Progress messages. Loaded when the element goes to READY; elements on the same file share loaded models when they can")
+                    .blurb("engine=local only. The Voxtral Mini 4B Realtime GGUF model: a local file, or a Hub file as hf://OWNER/REPO[@REVISION]/FILE or hf://OWNER/REPO:QUANT (e.g. hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf:Q4_K_M), downloaded once into the Hugging Face cache (HF_HOME, HF_ENDPOINT, HF_TOKEN; HF_HUB_OFFLINE=1 uses only the cache) with Progress messages. Loaded when the element goes to READY; elements on the same file share loaded models when they can")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("model")
                     .nick("Model")
-                    .blurb("A Voxtral Mini 4B Realtime model by name, used when model-path is not set: a preset (q4_k_m: 2.83 GB, the one to start with; q5_k_m, q6_k, q8_0, f16, bf16; the transcribe.cpp GGUFs in hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf, found by quantisation tag in its file listing) or an hf://OWNER/REPO[@REVISION]/FILE reference. Fetched once into the Hugging Face cache (see model-path); an unknown name is refused with a WARNING")
+                    .blurb("engine=vllm: the served model's name (default mistralai/Voxtral-Mini-4B-Realtime-2602). engine=local: a model by name, used when model-path is not set: a preset (q4_k_m: 2.83 GB, the one to start with; q5_k_m, q6_k, q8_0, f16, bf16; the transcribe.cpp GGUFs in hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf, found by quantisation tag in its file listing) or an hf://OWNER/REPO[@REVISION]/FILE reference. Fetched once into the Hugging Face cache (see model-path); an unknown name is refused with a WARNING")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("delay")
                     .nick("Transcription delay (ms)")
-                    .blurb("How far the model's text lags the audio: a multiple of 80 from 80 to 1200, or 2400. Longer is more accurate (FLEURS English WER 6.5% at 160 ms, 4.9% at 480 ms, 4.1% at 2400 ms), shorter is faster")
+                    .blurb("How far the model's text lags the audio: a multiple of 80 from 80 to 1200, or 2400. With engine=vllm the server fixes it (its tekken.json): state the server's value here, for timing. Longer is more accurate (FLEURS English WER 6.5% at 160 ms, 4.9% at 480 ms, 4.1% at 2400 ms), shorter is faster")
                     .minimum(80)
                     .maximum(2400)
                     .default_value(d.delay_ms)
@@ -268,19 +379,19 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("threads")
                     .nick("Threads")
-                    .blurb("CPU threads for the model (0 = all CPUs)")
+                    .blurb("engine=local only. CPU threads for the model (0 = all CPUs)")
                     .maximum(256)
                     .default_value(d.threads)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecEnum::builder_with_default("backend", d.backend)
                     .nick("Backend")
-                    .blurb("Where the model runs; a backend this build lacks is an error when the element starts")
+                    .blurb("engine=local only. Where the model runs; a backend this build lacks is an error when the element starts")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecInt::builder("device")
                     .nick("Device")
-                    .blurb("Index of the compute device to use with the backend (-1 = let the backend choose)")
+                    .blurb("engine=local only. Index of the compute device to use with the backend (-1 = let the backend choose)")
                     .minimum(-1)
                     .maximum(255)
                     .default_value(d.device)
@@ -340,10 +451,22 @@ impl Settings {
                     .expect("type checked")
                     .map(PathBuf::from)
             }
+            "engine" => self.engine = value.get().expect("type checked"),
+            "url" => self.url = value.get().expect("type checked"),
+            "api-key" => self.api_key = Secret::new(value.get().expect("type checked")),
+            "server-timeout" => self.server_timeout_ms = value.get().expect("type checked"),
             "model" => {
                 let name = value.get::<Option<String>>().expect("type checked");
+                // A served model's name can be anything; a local one must be
+                // a preset or a reference.
                 if let Some(name) = name.as_deref().filter(|n| !n.is_empty()) {
-                    crate::models::ModelRef::from_model_name(name).map_err(Rejected)?;
+                    if self.engine == EngineChoice::Local {
+                        crate::models::ModelRef::from_model_name(name).map_err(|e| {
+                            Rejected(format!(
+                                "{e} (for a vLLM server's model, set engine=vllm first)"
+                            ))
+                        })?;
+                    }
                 }
                 self.model = name;
             }
@@ -382,6 +505,9 @@ impl Settings {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned())
                 .to_value(),
+            "engine" => self.engine.to_value(),
+            "url" => self.url.to_value(),
+            "server-timeout" => self.server_timeout_ms.to_value(),
             "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),

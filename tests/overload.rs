@@ -6,9 +6,9 @@
 //! `overload=queue` keeps every word; non-live input is never skipped.
 //!
 //! Every test here runs the tone fixture made 2.5 times slower than real
-//! time through the worker's test hook (`VOXTRALRT_TEST_SLOWDOWN`), the way
-//! the real 4B model runs on a small CPU. The hook is process-wide, so these
-//! tests have a binary of their own.
+//! time by a test recognizer around the real engine
+//! (`common::recognizers::Slow`, through the recognizer seam), the way the
+//! real 4B model runs on a small CPU.
 
 mod common;
 
@@ -23,13 +23,18 @@ const LATENCY_MS: u64 = 1500;
 const INTERVAL_MS: u64 = 160;
 const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
 
-/// The hook is read when an element starts, from the process's
-/// environment: runs with different slowdowns must not overlap.
+/// The runs measure lag in real time on a 2-core machine: they do not
+/// overlap.
 static HOOK: Mutex<()> = Mutex::new(());
 
-fn slow_model(slowdown: f64) {
-    std::env::set_var("VOXTRALRT_TEST_SLOWDOWN", slowdown.to_string());
-    common::init_plugin();
+/// Makes `element`'s model `slowdown` times slower than real time.
+fn slow_model(element: &gst::Element, slowdown: f64) {
+    common::recognizers::wrap(element, move |inner| {
+        Box::new(common::recognizers::Slow {
+            inner,
+            factor: slowdown,
+        })
+    });
 }
 
 /// The delay in frames: the fixture answers for frames from there on.
@@ -96,7 +101,7 @@ fn run_live(audio: &[f32], extra: &str) -> Run {
 
 fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
     let _hook = HOOK.lock().unwrap_or_else(|e| e.into_inner());
-    slow_model(slowdown);
+    common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
          voxtralrttranscriber name=t model-path={} threads=1 {extra} ! \
@@ -108,6 +113,7 @@ fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
     .unwrap();
     let run = Arc::new(Mutex::new(Run::default()));
     let t = pipeline.by_name("t").unwrap();
+    slow_model(&t, slowdown);
     let r = run.clone();
     t.static_pad("src").unwrap().add_probe(
         gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
@@ -306,12 +312,18 @@ fn queue_mode_keeps_memory_bounded_at_max_lag() {
 #[test]
 fn non_live_input_is_slowed_and_never_skipped() {
     let _hook = HOOK.lock().unwrap_or_else(|e| e.into_inner());
-    slow_model(SLOWDOWN);
+    common::init_plugin();
     let (audio, tones) = tone_blocks(40);
-    let mut h = gst_check::Harness::new_parse(&format!(
-        "voxtralrttranscriber model-path={} threads=1",
-        common::fixture("voxtral-rt-tone.gguf").display()
-    ));
+    let t = gst::ElementFactory::make("voxtralrttranscriber")
+        .property(
+            "model-path",
+            common::fixture("voxtral-rt-tone.gguf").to_str().unwrap(),
+        )
+        .property("threads", 1u32)
+        .build()
+        .unwrap();
+    slow_model(&t, SLOWDOWN);
+    let mut h = gst_check::Harness::with_element(&t, Some("sink"), Some("src"));
     h.set_src_caps_str(F32_CAPS);
     for (i, piece) in audio.chunks(1600).enumerate() {
         let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
@@ -326,7 +338,6 @@ fn non_live_input_is_slowed_and_never_skipped() {
         words += 1;
     }
     assert_eq!(words, tones.len());
-    let t = common::transcriber_in(&h);
     let stats = t.property::<gst::Structure>("stats");
     assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0);
 }

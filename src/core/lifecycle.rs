@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use gst::prelude::*;
 
-use crate::engine::Stream;
-use crate::settings::{Settings, SettingsCell};
+use crate::recognizer::{Recognizer, Wrapper};
+use crate::settings::{EngineChoice, Settings, SettingsCell};
 
 use super::input::{self, AudioInput};
 use super::{fetch, Core, ModelSource, Output, Stats};
@@ -20,14 +20,16 @@ use super::{fetch, Core, ModelSource, Output, Stats};
 #[derive(Default)]
 pub struct Lifecycle {
     /// The loaded model while no core runs.
-    stream: Option<Stream>,
+    stream: Option<Box<dyn Recognizer>>,
     /// A model still downloading, until a core takes it.
-    coming: Option<Receiver<Result<Stream, ()>>>,
+    coming: Option<Receiver<Result<Box<dyn Recognizer>, ()>>>,
     /// Stops that download (at READY->NULL).
     cancel_download: Option<Arc<AtomicBool>>,
     core: Option<Arc<Core>>,
     pub input: AudioInput,
     last_stats: Stats,
+    /// Set by tests: what the recognizer is wrapped in when it is made.
+    wrapper: Option<Wrapper>,
 }
 
 impl Lifecycle {
@@ -40,6 +42,18 @@ impl Lifecycle {
     ) -> Result<(), gst::StateChangeError> {
         settings.post_pending_warnings(element);
         let settings = settings.snapshot();
+        if settings.engine == EngineChoice::Vllm {
+            return match remote_recognizer(element, &settings) {
+                Ok(recognizer) => {
+                    self.stream = Some(self.wrap(recognizer));
+                    Ok(())
+                }
+                Err(msg) => {
+                    element.post_error_message(msg);
+                    Err(gst::StateChangeError)
+                }
+            };
+        }
         let to_download =
             input::model_spec(&settings).and_then(|spec| fetch::uncached_hub_file(&spec.path));
         match to_download {
@@ -61,13 +75,25 @@ impl Lifecycle {
                     "model loaded, running on {}",
                     stream.backend_name()
                 );
-                self.stream = Some(stream);
+                self.stream = Some(self.wrap(Box::new(stream)));
                 Ok(())
             }
             Err(msg) => {
                 element.post_error_message(msg);
                 Err(gst::StateChangeError)
             }
+        }
+    }
+
+    /// Tests: wrap the recognizer this element makes from now on.
+    pub fn set_wrapper(&mut self, wrapper: Option<Wrapper>) {
+        self.wrapper = wrapper;
+    }
+
+    fn wrap(&self, recognizer: Box<dyn Recognizer>) -> Box<dyn Recognizer> {
+        match &self.wrapper {
+            Some(wrap) => wrap(recognizer),
+            None => recognizer,
         }
     }
 
@@ -81,6 +107,7 @@ impl Lifecycle {
     ) {
         let (sender, receiver) = std::sync::mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
+        let wrapper = self.wrapper.clone();
         let stop = cancel.clone();
         let element = element.clone();
         std::thread::Builder::new()
@@ -89,7 +116,13 @@ impl Lifecycle {
                 let loaded = fetch::fetch(&element, &file, &stop)
                     .and_then(|path| input::open_stream_at(&element, &settings, path));
                 let sent = match loaded {
-                    Ok(stream) => sender.send(Ok(stream)),
+                    Ok(stream) => {
+                        let stream: Box<dyn Recognizer> = Box::new(stream);
+                        sender.send(Ok(match &wrapper {
+                            Some(wrap) => wrap(stream),
+                            None => stream,
+                        }))
+                    }
                     Err(msg) => {
                         if !stop.load(Ordering::Relaxed) {
                             element.post_error_message(msg);
@@ -135,11 +168,16 @@ impl Lifecycle {
             );
         }
         let model = match (self.stream.take(), self.coming.take()) {
-            (Some(stream), _) => ModelSource::Loaded(Box::new(stream)),
+            (Some(stream), _) => ModelSource::Loaded(stream),
             (None, Some(coming)) => ModelSource::Coming(coming),
             // A stop that could not take the model back returned it to the
             // pool (or the download did not finish): take it from there.
-            (None, None) => ModelSource::Loaded(Box::new(input::open_stream(element, settings)?)),
+            (None, None) if settings.engine == EngineChoice::Vllm => {
+                ModelSource::Loaded(self.wrap(remote_recognizer(element, settings)?))
+            }
+            (None, None) => {
+                ModelSource::Loaded(self.wrap(Box::new(input::open_stream(element, settings)?)))
+            }
         };
         self.input.reset();
         self.core = Some(Arc::new(Core::start(model, settings, output)));
@@ -159,7 +197,7 @@ impl Lifecycle {
     }
 
     /// PAUSED->READY, second half.
-    pub fn stopped(&mut self, (stream, stats): (Option<Stream>, Stats)) {
+    pub fn stopped(&mut self, (stream, stats): (Option<Box<dyn Recognizer>>, Stats)) {
         self.stream = stream;
         self.last_stats = stats;
     }
@@ -173,9 +211,59 @@ impl Lifecycle {
 
 /// Stops a core, returning its model (unless another thread still holds the
 /// core: then the model goes back to the pool) and its last statistics.
-pub fn stop_core(core: Arc<Core>) -> (Option<Stream>, Stats) {
+pub fn stop_core(core: Arc<Core>) -> (Option<Box<dyn Recognizer>>, Stats) {
     let stats = core.stats();
     core.flush_start();
     let stream = Arc::into_inner(core).and_then(Core::stop);
     (stream, stats)
+}
+
+/// The vLLM client for the settings (it connects when the core starts),
+/// with a WARNING for the local-only properties that were set.
+fn remote_recognizer(
+    element: &gst::Element,
+    settings: &Settings,
+) -> Result<Box<dyn Recognizer>, gst::ErrorMessage> {
+    let unused = settings.local_only_settings_in_use();
+    if !unused.is_empty() {
+        gst::element_warning!(
+            element,
+            gst::LibraryError::Settings,
+            (
+                "{} only apply to engine=local and are ignored with engine=vllm",
+                unused.join(", ")
+            )
+        );
+    }
+    let config = crate::remote::ServerConfig {
+        url: settings.url.clone().unwrap_or_default(),
+        api_key: settings
+            .api_key
+            .expose()
+            .map(str::to_owned)
+            .or_else(|| std::env::var(crate::remote::API_KEY_VARIABLE).ok())
+            .filter(|k| !k.is_empty()),
+        model: settings.served_model(),
+        server_timeout: std::time::Duration::from_millis(u64::from(settings.server_timeout_ms)),
+        give_up_after: (settings.max_lag_ms > 0)
+            .then(|| std::time::Duration::from_millis(u64::from(settings.max_lag_ms))),
+    };
+    new_remote(config).map_err(|e| {
+        let e = crate::recognizer::Error::from(e);
+        gst::error_msg!(super::error_domain(e.kind()), ("{}", e))
+    })
+}
+
+#[cfg(feature = "vllm")]
+fn new_remote(
+    config: crate::remote::ServerConfig,
+) -> Result<Box<dyn Recognizer>, crate::remote::Error> {
+    Ok(Box::new(crate::remote::VllmRecognizer::new(config)?))
+}
+
+#[cfg(not(feature = "vllm"))]
+fn new_remote(
+    _config: crate::remote::ServerConfig,
+) -> Result<Box<dyn Recognizer>, crate::remote::Error> {
+    Err(crate::remote::Error::NotBuiltIn)
 }

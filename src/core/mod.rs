@@ -20,7 +20,7 @@ mod worker;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::engine::{self, Stream};
+use crate::recognizer::{self, Recognizer};
 use crate::settings::Settings;
 
 pub use stats::Stats;
@@ -80,6 +80,31 @@ impl TimedCue {
     }
 }
 
+/// The GStreamer error domain a failure of this kind is posted in.
+pub fn error_domain(kind: recognizer::Kind) -> gst::ResourceError {
+    use recognizer::Kind;
+    match kind {
+        Kind::NotFound => gst::ResourceError::NotFound,
+        Kind::NotAuthorized => gst::ResourceError::NotAuthorized,
+        Kind::Unreachable => gst::ResourceError::OpenReadWrite,
+        Kind::Settings => gst::ResourceError::Settings,
+        Kind::Library | Kind::Stream => gst::ResourceError::Failed,
+    }
+}
+
+/// Posts `error` as an ERROR message of `element`.
+pub fn post_failure(element: &gst::Element, error: &recognizer::Error) {
+    match error.kind() {
+        recognizer::Kind::Library => {
+            gst::element_error!(element, gst::LibraryError::Failed, ("{}", error))
+        }
+        recognizer::Kind::Stream => {
+            gst::element_error!(element, gst::StreamError::Failed, ("{}", error))
+        }
+        kind => gst::element_error!(element, error_domain(kind), ("{}", error)),
+    }
+}
+
 /// Where the worker delivers its results. Called on the worker thread only.
 pub trait Output: Send + 'static {
     /// A word or line.
@@ -98,8 +123,8 @@ pub trait Output: Send + 'static {
     /// The pipeline went to PLAYING: a live sink waits for something to
     /// preroll on before it completes that state change.
     fn resume(&mut self) {}
-    /// The engine failed; the element should post an ERROR message.
-    fn error(&mut self, error: &engine::Error);
+    /// The recognizer failed; the element should post an ERROR message.
+    fn error(&mut self, error: &recognizer::Error);
     /// Something the user should know, for a WARNING message.
     fn warning(&mut self, message: &str);
     /// Something an application may act on, for an element message.
@@ -110,17 +135,17 @@ pub trait Output: Send + 'static {
 
 /// The model a core runs on: loaded, or still coming (a download).
 pub enum ModelSource {
-    Loaded(Box<Stream>),
+    Loaded(Box<dyn Recognizer>),
     /// The model arrives on this channel; `Err` means it could not be had
     /// (the sender posted the ERROR).
-    Coming(std::sync::mpsc::Receiver<Result<Stream, ()>>),
+    Coming(std::sync::mpsc::Receiver<Result<Box<dyn Recognizer>, ()>>),
 }
 
 /// Runs the transcription of one element between READY->PAUSED and
 /// PAUSED->READY.
 pub struct Core {
     inbox: Arc<Inbox>,
-    worker: Option<JoinHandle<Option<Stream>>>,
+    worker: Option<JoinHandle<Option<Box<dyn Recognizer>>>>,
 }
 
 impl Core {
@@ -139,9 +164,8 @@ impl Core {
             .name("voxtralrt-worker".into())
             .spawn(move || {
                 let stream = wait_for_model(model, &worker_inbox)?;
-                let stream = *stream;
                 worker_inbox.set_abort(stream.abort_handle());
-                worker_inbox.stats().set_backend(stream.backend_name());
+                worker_inbox.stats().set_backend(&stream.backend_name());
                 Some(worker::Worker::new(stream, &settings, output, worker_inbox).run())
             })
             .expect("spawning the transcription worker");
@@ -153,11 +177,11 @@ impl Core {
 
     /// Stops the worker, dropping queued audio, and gives the stream back
     /// so that its model can be used again.
-    pub fn stop(mut self) -> Option<Stream> {
+    pub fn stop(mut self) -> Option<Box<dyn Recognizer>> {
         self.shut_down()
     }
 
-    fn shut_down(&mut self) -> Option<Stream> {
+    fn shut_down(&mut self) -> Option<Box<dyn Recognizer>> {
         self.inbox.stop();
         let mut stream = self.worker.take()?.join().ok()??;
         stream.reset();
@@ -213,14 +237,14 @@ impl Core {
 
 /// The model, once it is there; `None` if the core stops first or the
 /// model cannot be had (then the input is refused with an error flow).
-fn wait_for_model(model: ModelSource, inbox: &Inbox) -> Option<Box<Stream>> {
+fn wait_for_model(model: ModelSource, inbox: &Inbox) -> Option<Box<dyn Recognizer>> {
     let coming = match model {
         ModelSource::Loaded(stream) => return Some(stream),
         ModelSource::Coming(coming) => coming,
     };
     loop {
         match coming.recv_timeout(std::time::Duration::from_millis(100)) {
-            Ok(Ok(stream)) => return Some(Box::new(stream)),
+            Ok(Ok(stream)) => return Some(stream),
             Ok(Err(())) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 inbox.refuse_for_good();
                 return None;

@@ -41,6 +41,14 @@ pub struct Stats {
     /// Live samples skipped because the model fell behind by more than the
     /// latency (overload=skip).
     pub skipped_samples: u64,
+    /// engine=vllm: connections to the server lost and made again.
+    pub reconnects: u64,
+    /// engine=vllm: samples sent to the server again after a reconnection
+    /// (the audio it had not answered for).
+    pub resent_samples: u64,
+    /// engine=vllm: frames from the server that were not events of its
+    /// protocol (binary, not JSON, unknown types), ignored.
+    pub ignored_frames: u64,
     /// The backend the model runs on.
     pub backend: String,
 }
@@ -76,6 +84,9 @@ impl Stats {
             .field("samples-dropped", self.dropped_samples)
             .field("samples-dropped-by-seek", self.seek_dropped_samples)
             .field("audio-skipped", samples_ns(self.skipped_samples))
+            .field("reconnects", self.reconnects)
+            .field("audio-resent", samples_ns(self.resent_samples))
+            .field("frames-ignored", self.ignored_frames)
             .field("backend", &self.backend)
             .build()
     }

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::{self, Stream, StreamConfig, TextUpdate, SAMPLE_RATE};
+use crate::engine::SAMPLE_RATE;
+use crate::recognizer::{self, Notice, Recognizer, StreamConfig, TextUpdate};
 use crate::settings::{Overload, Settings, MAX_FILLED_HOLE_MS};
 use crate::transcript::{Output as Placed, Transcript, TranscriptConfig};
 
@@ -66,7 +67,7 @@ enum Stop {
 }
 
 pub(super) struct Worker {
-    stream: Stream,
+    stream: Box<dyn Recognizer>,
     stream_config: StreamConfig,
     transcript_config: TranscriptConfig,
     lateness_ns: u64,
@@ -80,13 +81,6 @@ pub(super) struct Worker {
     /// A failure ended this epoch's work; wait for a flush.
     failed: bool,
     lag_warned: bool,
-    /// Test hook: after this many samples the worker aborts its own feed
-    /// and reports it as an engine fault (`VOXTRALRT_TEST_FAULT_AFTER_MS`).
-    fault_after: Option<u64>,
-    fed_total: u64,
-    /// Test hook: each feed takes this many times its audio's duration, a
-    /// model slower than real time (`VOXTRALRT_TEST_SLOWDOWN`).
-    slowdown: Option<f64>,
     /// The last thing handed on was a cue: downstream has nothing that
     /// tells it how far the text stream has come past its start.
     owe_gap: bool,
@@ -103,7 +97,7 @@ pub(super) struct Worker {
 
 impl Worker {
     pub(super) fn new(
-        stream: Stream,
+        stream: Box<dyn Recognizer>,
         settings: &Settings,
         output: Box<dyn Output>,
         inbox: Arc<Inbox>,
@@ -127,18 +121,15 @@ impl Worker {
             max_lag_ns: u64::from(settings.max_lag_ms) * 1_000_000,
             skipped: None,
             overloaded: false,
-            fault_after: std::env::var("VOXTRALRT_TEST_FAULT_AFTER_MS")
-                .ok()
-                .and_then(|ms| ms.parse::<u64>().ok())
-                .map(|ms| ms * u64::from(SAMPLE_RATE) / 1000),
-            fed_total: 0,
-            slowdown: std::env::var("VOXTRALRT_TEST_SLOWDOWN")
-                .ok()
-                .and_then(|f| f.parse::<f64>().ok()),
         }
     }
 
-    pub(super) fn run(mut self) -> Stream {
+    pub(super) fn run(mut self) -> Box<dyn Recognizer> {
+        if let Err(err) = self.stream.prepare() {
+            let stop = self.engine_failure(&err);
+            self.stop_work(stop);
+        }
+        self.report_notices();
         loop {
             let (item, epoch) = match self.inbox.next(self.idle_timeout()) {
                 Next::Stopped => break,
@@ -267,13 +258,12 @@ impl Worker {
                 match e.segment().downcast_ref::<gst::ClockTime>() {
                     Some(segment) => self.segment = segment.clone(),
                     None => {
-                        self.fail(&engine::Error::Engine {
+                        self.fail(&recognizer::Error::Other {
                             operation: "receiving a segment",
-                            status: format!(
+                            reason: format!(
                                 "segments in {:?} are not supported",
                                 e.segment().format()
                             ),
-                            detail: String::new(),
                         });
                         return Err(Stop::Failed);
                     }
@@ -554,22 +544,14 @@ impl Worker {
     }
 
     fn feed(&mut self, samples: &[f32]) -> Result<(), Stop> {
-        let injected = self.fault_after.is_some_and(|n| self.fed_total >= n);
-        if injected {
-            self.stream.abort_handle().abort();
-        }
-        self.fed_total += samples.len() as u64;
         let started = Instant::now();
         let result = self.stream.feed(samples);
-        if let Some(factor) = self.slowdown {
-            let audio = Duration::from_nanos(samples_to_ns(samples.len() as u64));
-            std::thread::sleep(audio.mul_f64(factor).saturating_sub(started.elapsed()));
-        }
         let spent = started.elapsed();
         self.inbox.stats().update(|s| {
             s.processing += spent;
             s.transcribed_samples += samples.len() as u64;
         });
+        self.report_notices();
         match result {
             Ok(updates) => {
                 let wrote = updates.iter().any(|u| !u.text.is_empty());
@@ -579,15 +561,41 @@ impl Worker {
                 self.check_lag();
                 self.watch_for_a_stopped_model(samples, wrote)
             }
-            Err(_) if injected => {
-                self.fail(&engine::Error::Engine {
-                    operation: "decoding audio",
-                    status: "fault injected by VOXTRALRT_TEST_FAULT_AFTER_MS".into(),
-                    detail: String::new(),
-                });
-                Err(Stop::Failed)
-            }
             Err(err) => Err(self.engine_failure(&err)),
+        }
+    }
+
+    /// Reports what the recognizer noticed besides text (a reconnection).
+    fn report_notices(&mut self) {
+        for notice in self.stream.take_notices() {
+            match notice {
+                Notice::Reconnected {
+                    cause,
+                    outage,
+                    resent_samples,
+                } => {
+                    self.inbox.stats().update(|s| {
+                        s.reconnects += 1;
+                        s.resent_samples += resent_samples;
+                    });
+                    self.output.warning(&format!(
+                        "lost the connection to the server ({cause}); reconnected after {} ms \
+                         and sent the {} ms of audio it had not answered for again",
+                        outage.as_millis(),
+                        samples_to_ns(resent_samples) / 1_000_000
+                    ));
+                    self.output.message(
+                        gst::Structure::builder("voxtralrt-reconnected")
+                            .field("outage", outage.as_nanos() as u64)
+                            .field("audio-resent", samples_to_ns(resent_samples))
+                            .field("cause", cause)
+                            .build(),
+                    );
+                }
+                Notice::IgnoredFrames(n) => {
+                    self.inbox.stats().update(|s| s.ignored_frames += n);
+                }
+            }
         }
     }
 
@@ -633,12 +641,15 @@ impl Worker {
         let started = Instant::now();
         let result = self.stream.finalize();
         let spent = started.elapsed();
+        self.report_notices();
         self.inbox.stats().update(|s| {
             s.processing += spent;
             s.stream_restarts += u64::from(restart);
         });
-        let update = result.map_err(|err| self.engine_failure(&err))?;
-        self.place(&update)?;
+        let updates = result.map_err(|err| self.engine_failure(&err))?;
+        for update in &updates {
+            self.place(update)?;
+        }
         self.active = None;
         Ok(())
     }
@@ -725,7 +736,7 @@ impl Worker {
 
     /// An engine error: an abort from a flush or stop is silent, anything
     /// else is reported.
-    fn engine_failure(&mut self, err: &engine::Error) -> Stop {
+    fn engine_failure(&mut self, err: &recognizer::Error) -> Stop {
         if err.is_abort() || self.inbox.is_stale(self.epoch) {
             return Stop::Stale;
         }
@@ -733,7 +744,7 @@ impl Worker {
         Stop::Failed
     }
 
-    fn fail(&mut self, err: &engine::Error) {
+    fn fail(&mut self, err: &recognizer::Error) {
         self.output.error(err);
         self.inbox.set_flow(self.epoch, gst::FlowError::Error);
     }

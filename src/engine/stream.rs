@@ -164,6 +164,9 @@ pub struct Stream {
     space_owed: bool,
     /// Bytes of the library's transcript already returned as text.
     consumed: usize,
+    /// Do not follow the decoder through the abort polls (as with a library
+    /// whose polls are not known).
+    blind_to_model_end: bool,
     /// The last few consumed bytes, to notice a rewritten transcript.
     consumed_tail: Vec<u8>,
 }
@@ -205,7 +208,16 @@ impl Stream {
             space_owed: false,
             consumed: 0,
             consumed_tail: Vec::new(),
+            blind_to_model_end: false,
         })
+    }
+
+    /// Stops following the decoder through the library's abort polls from
+    /// the next `begin`: the stream then behaves as with a library whose
+    /// polls it does not know, and only the text stopping tells that the
+    /// model ended a stream. For tests of that fallback.
+    pub fn ignore_decoder_polls(&mut self) {
+        self.blind_to_model_end = true;
     }
 
     fn session(&self) -> *mut ffi::transcribe_session {
@@ -274,9 +286,7 @@ impl Stream {
         params.family = &ext.ext;
         let session = self.session();
         self.progress = DecoderProgress::new(u64::from(config.delay_ms / FRAME_MS));
-        if !self.model().has_80_ms_frames()
-            || std::env::var_os("VOXTRALRT_TEST_IGNORE_DECODER_POLLS").is_some()
-        {
+        if !self.model().has_80_ms_frames() || self.blind_to_model_end {
             self.progress.ignore_polls();
         }
         self.consumed = 0;

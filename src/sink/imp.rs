@@ -15,7 +15,6 @@ use super::FileFormatChoice;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::{Core, Output, TimedCue};
-use crate::engine;
 use crate::settings::{OutputMode, Settings, SettingsCell};
 use crate::transcript::format::{FileCue, FileFormat};
 
@@ -199,9 +198,9 @@ impl Output for SinkOutput {
         self.eos.finish(true);
     }
 
-    fn error(&mut self, error: &engine::Error) {
+    fn error(&mut self, error: &crate::recognizer::Error) {
         if let Some(element) = self.element.upgrade() {
-            gst::element_error!(element, gst::LibraryError::Failed, ("{}", error));
+            crate::core::post_failure(element.upcast_ref(), error);
         }
         self.eos.finish(false);
     }
@@ -236,6 +235,10 @@ pub struct Sink {
 }
 
 impl Sink {
+    pub(crate) fn set_recognizer_wrapper(&self, wrapper: Option<crate::recognizer::Wrapper>) {
+        self.state.lock().unwrap().set_wrapper(wrapper);
+    }
+
     fn core(&self) -> Option<Arc<Core>> {
         self.state.lock().unwrap().core()
     }

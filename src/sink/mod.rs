@@ -7,7 +7,7 @@
 use gst::glib;
 use gst::prelude::*;
 
-mod imp;
+pub(crate) mod imp;
 
 /// The structure name of the element messages the sink posts per cue.
 pub use crate::core::TRANSCRIPT_MESSAGE as MESSAGE_NAME;

@@ -12,7 +12,6 @@ use crate::caption::{self, CcFormat, Encoder, Framerate, Losses, Packer};
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::{Core, Output, TimedCue};
-use crate::engine;
 use crate::settings::{Settings, SettingsCell};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
@@ -415,9 +414,9 @@ impl Output for SrcOutput {
         }
     }
 
-    fn error(&mut self, error: &engine::Error) {
+    fn error(&mut self, error: &crate::recognizer::Error) {
         if let Some(element) = self.element() {
-            gst::element_error!(element, gst::LibraryError::Failed, ("{}", error));
+            crate::core::post_failure(element.upcast_ref(), error);
         }
     }
 
@@ -443,6 +442,10 @@ impl Output for SrcOutput {
 }
 
 impl Transcriber {
+    pub(crate) fn set_recognizer_wrapper(&self, wrapper: Option<crate::recognizer::Wrapper>) {
+        self.state.lock().unwrap().set_wrapper(wrapper);
+    }
+
     fn core(&self) -> Option<Arc<Core>> {
         self.state.lock().unwrap().core()
     }

@@ -6,7 +6,7 @@
 use gst::glib;
 use gst::prelude::*;
 
-mod imp;
+pub(crate) mod imp;
 
 glib::wrapper! {
     pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object;

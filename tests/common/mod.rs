@@ -8,6 +8,8 @@
 pub mod cc608;
 pub mod process;
 pub mod readback;
+pub mod recognizers;
+pub mod vllm_double;
 
 use std::path::PathBuf;
 

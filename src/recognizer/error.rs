@@ -1,0 +1,78 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! What can go wrong behind the seam, with text a user can act on.
+
+use std::fmt;
+
+use crate::engine;
+
+/// Why a recognizer failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// Stopped through the [`AbortHandle`](super::AbortHandle): a flush or a
+    /// state change, not trouble.
+    Aborted,
+    /// The local engine (transcribe.cpp) failed.
+    Engine(engine::Error),
+    /// The remote engine (a vLLM server) failed.
+    Remote(crate::remote::Error),
+    /// Anything else, e.g. from a recognizer made for tests.
+    Other {
+        operation: &'static str,
+        reason: String,
+    },
+}
+
+pub use super::error_kind::Kind;
+
+impl Error {
+    pub fn is_abort(&self) -> bool {
+        matches!(self, Error::Aborted)
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self {
+            Error::Aborted | Error::Other { .. } => Kind::Library,
+            Error::Engine(e) => match e {
+                engine::Error::NoModelPath | engine::Error::ModelMissing { .. } => Kind::NotFound,
+                engine::Error::BackendUnavailable { .. } | engine::Error::InvalidDelay { .. } => {
+                    Kind::Settings
+                }
+                _ => Kind::Library,
+            },
+            Error::Remote(e) => e.kind(),
+        }
+    }
+}
+
+impl From<engine::Error> for Error {
+    fn from(e: engine::Error) -> Self {
+        match e {
+            engine::Error::Aborted => Error::Aborted,
+            e => Error::Engine(e),
+        }
+    }
+}
+
+impl From<crate::remote::Error> for Error {
+    fn from(e: crate::remote::Error) -> Self {
+        match e {
+            crate::remote::Error::Aborted => Error::Aborted,
+            e => Error::Remote(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Aborted => write!(f, "the stream was aborted"),
+            Error::Engine(e) => e.fmt(f),
+            Error::Remote(e) => e.fmt(f),
+            Error::Other { operation, reason } => write!(f, "{operation} failed: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

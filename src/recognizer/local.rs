@@ -1,0 +1,41 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The local engine as a recognizer: transcribe.cpp in this process.
+
+use super::{AbortHandle, Error, Recognizer, StreamConfig, TextUpdate};
+use crate::engine::Stream;
+
+impl Recognizer for Stream {
+    fn backend_name(&self) -> String {
+        Stream::backend_name(self).to_owned()
+    }
+
+    fn abort_handle(&self) -> AbortHandle {
+        Stream::abort_handle(self)
+    }
+
+    fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
+        Ok(Stream::begin(self, config)?)
+    }
+
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        Ok(Stream::feed(self, samples)?)
+    }
+
+    fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
+        Ok(vec![Stream::finalize(self)?])
+    }
+
+    fn reset(&mut self) {
+        Stream::reset(self)
+    }
+
+    fn samples_received(&self) -> u64 {
+        Stream::samples_received(self)
+    }
+
+    fn sees_model_end(&self) -> bool {
+        Stream::sees_model_end(self)
+    }
+}

@@ -1,0 +1,122 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The recognizer seam: what the core's worker drives, whichever engine runs
+//! the model.
+//!
+//! A recognizer takes audio (f32, 16 kHz, mono) and gives text updates, each
+//! with the audio position it describes. The local transcribe.cpp stream
+//! ([`crate::engine::Stream`]) and the vLLM realtime client
+//! ([`crate::remote`]) are the two implementations; tests plug in their own
+//! by wrapping one ([`Wrapper`]).
+
+mod error;
+pub(crate) mod error_kind;
+mod local;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use crate::engine::{AbortHandle, StreamConfig, TextUpdate};
+pub use error::{Error, Kind};
+
+/// One transcription engine behind the worker.
+///
+/// Calls come from the worker thread only; [`AbortHandle::abort`] may come
+/// from any thread and makes the running call return [`Error::is_abort`]
+/// promptly.
+pub trait Recognizer: Send + 'static {
+    /// Where the model runs, for `stats` (a backend, or a server's URL).
+    fn backend_name(&self) -> String;
+
+    /// The handle that stops a running call.
+    fn abort_handle(&self) -> AbortHandle;
+
+    /// Gets ready before audio comes (a remote engine connects), so that a
+    /// failure shows when the element starts rather than at the first word.
+    fn prepare(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Starts a new stream; any previous one is dropped unfinished.
+    fn begin(&mut self, config: StreamConfig) -> Result<(), Error>;
+
+    /// Adds audio; returns one update per decode this audio completed.
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error>;
+
+    /// Ends the stream and returns the rest of its text: updates whose
+    /// last one is final.
+    fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error>;
+
+    /// Drops the current stream, if any, and clears the abort flag.
+    fn reset(&mut self);
+
+    /// Samples accepted since `begin`.
+    fn samples_received(&self) -> u64;
+
+    /// Whether the recognizer notices at once when the model ends a stream on
+    /// its own (and goes on from there); if not, only the text stopping
+    /// tells.
+    fn sees_model_end(&self) -> bool {
+        true
+    }
+
+    /// What happened since the last call that the element should report
+    /// (a reconnection, frames ignored), oldest first.
+    fn take_notices(&mut self) -> Vec<Notice> {
+        Vec::new()
+    }
+}
+
+impl<R: Recognizer + ?Sized> Recognizer for Box<R> {
+    fn backend_name(&self) -> String {
+        (**self).backend_name()
+    }
+    fn abort_handle(&self) -> AbortHandle {
+        (**self).abort_handle()
+    }
+    fn prepare(&mut self) -> Result<(), Error> {
+        (**self).prepare()
+    }
+    fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
+        (**self).begin(config)
+    }
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        (**self).feed(samples)
+    }
+    fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
+        (**self).finalize()
+    }
+    fn reset(&mut self) {
+        (**self).reset()
+    }
+    fn samples_received(&self) -> u64 {
+        (**self).samples_received()
+    }
+    fn sees_model_end(&self) -> bool {
+        (**self).sees_model_end()
+    }
+    fn take_notices(&mut self) -> Vec<Notice> {
+        (**self).take_notices()
+    }
+}
+
+/// Something a recognizer reports besides text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// The connection to a server was lost and made again; the audio the
+    /// server had not answered for was sent again.
+    Reconnected {
+        /// Why the connection was given up.
+        cause: String,
+        outage: Duration,
+        resent_samples: u64,
+    },
+    /// Frames from the server that were not events it defines (binary,
+    /// not JSON, unknown types): counted and ignored.
+    IgnoredFrames(u64),
+}
+
+/// Replaces the recognizer an element would use with one built around it:
+/// how tests make a model slow, faulty or blind.
+pub type Wrapper = Arc<dyn Fn(Box<dyn Recognizer>) -> Box<dyn Recognizer> + Send + Sync>;

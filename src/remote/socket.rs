@@ -1,0 +1,244 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! One WebSocket connection to the server: blocking, with timeouts, text
+//! frames only.
+
+use std::io::ErrorKind;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use tungstenite::client::IntoClientRequest;
+use tungstenite::http::header::{HeaderValue, AUTHORIZATION};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use super::protocol::Event;
+use super::{Error, ServerConfig};
+
+/// How long a TCP connect may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What a read gave.
+pub enum Read {
+    Event(Event),
+    /// Nothing within the time asked for.
+    Nothing,
+    /// The connection is gone.
+    Closed(String),
+}
+
+pub struct Socket {
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
+    /// The TCP stream under the (maybe TLS) stream, for its timeouts.
+    tcp: TcpStream,
+    read_timeout: Option<Duration>,
+}
+
+/// Whether `host` is this machine, where a key in clear text stays.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Checks `url` before anything is sent, and gives its host and port.
+pub fn check_url(config: &ServerConfig) -> Result<(String, u16), Error> {
+    let url = &config.url;
+    let bad = |reason: &str| Error::BadUrl {
+        url: url.clone(),
+        reason: reason.to_owned(),
+    };
+    let request = url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| bad(&e.to_string()))?;
+    let uri = request.uri();
+    let secure = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
+        _ => return Err(bad("the scheme must be ws:// or wss://")),
+    };
+    let host = uri.host().ok_or_else(|| bad("it has no host"))?.to_owned();
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    if config.api_key.is_some() && !secure && !is_loopback(&host) {
+        return Err(Error::KeyInTheClear { url: url.clone() });
+    }
+    Ok((host, port))
+}
+
+fn unreachable(config: &ServerConfig, detail: impl std::fmt::Display) -> Error {
+    Error::Unreachable {
+        url: config.url.clone(),
+        detail: detail.to_string(),
+    }
+}
+
+fn connect_tcp(config: &ServerConfig, host: &str, port: u16) -> Result<TcpStream, Error> {
+    let addrs = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| unreachable(config, format!("cannot resolve {host}: {e}")))?;
+    let mut last = None;
+    for addr in addrs {
+        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
+            Ok(tcp) => return Ok(tcp),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(unreachable(
+        config,
+        last.map_or_else(|| format!("{host} has no address"), |e| e.to_string()),
+    ))
+}
+
+impl Socket {
+    /// Connects and upgrades to a WebSocket (TLS with the system's roots
+    /// for wss://), sending the key as a bearer token.
+    pub fn connect(config: &ServerConfig, io_timeout: Duration) -> Result<Socket, Error> {
+        let (host, port) = check_url(config)?;
+        let tcp = connect_tcp(config, &host, port)?;
+        let _ = tcp.set_nodelay(true);
+        let io_error = |e: std::io::Error| unreachable(config, e);
+        tcp.set_read_timeout(Some(io_timeout)).map_err(io_error)?;
+        tcp.set_write_timeout(Some(io_timeout)).map_err(io_error)?;
+        let handle = tcp.try_clone().map_err(io_error)?;
+        let mut request = config
+            .url
+            .as_str()
+            .into_client_request()
+            .map_err(|e| unreachable(config, e))?;
+        if let Some(key) = &config.api_key {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| Error::BadUrl {
+                    url: config.url.clone(),
+                    reason: "the API key has characters an HTTP header cannot carry".into(),
+                })?;
+            value.set_sensitive(true);
+            request.headers_mut().insert(AUTHORIZATION, value);
+        }
+        let (ws, _response) = tungstenite::client_tls_with_config(request, tcp, None, None)
+            .map_err(|e| match e {
+                tungstenite::HandshakeError::Failure(e) => handshake_error(config, e),
+                // Blocking I/O with timeouts: a handshake cut short by one.
+                tungstenite::HandshakeError::Interrupted(_) => {
+                    unreachable(config, "the WebSocket handshake timed out")
+                }
+            })?;
+        Ok(Socket {
+            ws,
+            tcp: handle,
+            read_timeout: Some(io_timeout),
+        })
+    }
+
+    pub fn send(&mut self, text: String) -> Result<(), String> {
+        self.ws
+            .send(Message::text(text))
+            .map_err(|e| format!("sending failed: {e}"))
+    }
+
+    /// Reads one frame, waiting at most `timeout`. Pings are answered by
+    /// the library; binary and other frames come back as garbage.
+    pub fn read(&mut self, timeout: Duration) -> Read {
+        let timeout = timeout.max(Duration::from_millis(1));
+        if self.read_timeout != Some(timeout) {
+            if let Err(e) = self.tcp.set_read_timeout(Some(timeout)) {
+                return Read::Closed(e.to_string());
+            }
+            self.read_timeout = Some(timeout);
+        }
+        match self.ws.read() {
+            Ok(Message::Text(text)) => Read::Event(Event::parse(text.as_str())),
+            Ok(Message::Binary(_)) => Read::Event(Event::Garbage),
+            Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => Read::Nothing,
+            Ok(Message::Close(frame)) => Read::Closed(match frame {
+                Some(f) => format!("the server closed the connection ({} {})", f.code, f.reason),
+                None => "the server closed the connection".into(),
+            }),
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) =>
+            {
+                Read::Nothing
+            }
+            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                Read::Closed("the connection closed".into())
+            }
+            Err(tungstenite::Error::Utf8) => Read::Event(Event::Garbage),
+            Err(e) => Read::Closed(e.to_string()),
+        }
+    }
+
+    /// Closes the connection without waiting for the server.
+    pub fn close(mut self) {
+        let _ = self.ws.close(None);
+        let _ = self.ws.flush();
+        let _ = self.tcp.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+fn handshake_error(config: &ServerConfig, e: tungstenite::Error) -> Error {
+    match e {
+        tungstenite::Error::Http(response) => {
+            let status = response.status().as_u16();
+            if status == 401 || status == 403 {
+                return Error::Unauthorized {
+                    url: config.url.clone(),
+                    status,
+                };
+            }
+            let body = response
+                .body()
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).chars().take(200).collect())
+                .unwrap_or_default();
+            Error::Refused {
+                url: config.url.clone(),
+                status,
+                body,
+            }
+        }
+        e => unreachable(config, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(url: &str, key: Option<&str>) -> ServerConfig {
+        ServerConfig {
+            url: url.into(),
+            api_key: key.map(str::to_owned),
+            model: "m".into(),
+            server_timeout: Duration::from_secs(1),
+            give_up_after: None,
+        }
+    }
+
+    #[test]
+    fn a_key_goes_in_clear_text_only_to_this_machine() {
+        for url in [
+            "ws://127.0.0.1:8000/v1/realtime",
+            "ws://localhost:8000/v1/realtime",
+            "ws://[::1]:8000/v1/realtime",
+            "wss://gpu-box:8000/v1/realtime",
+        ] {
+            assert!(check_url(&config(url, Some("k"))).is_ok(), "{url}");
+        }
+        let refused = check_url(&config("ws://gpu-box:8000/v1/realtime", Some("k")));
+        assert!(matches!(refused, Err(Error::KeyInTheClear { .. })));
+        assert!(check_url(&config("ws://gpu-box:8000/v1/realtime", None)).is_ok());
+    }
+
+    #[test]
+    fn only_websocket_urls_are_taken() {
+        for url in ["http://host/v1/realtime", "gpu-box:8000", ""] {
+            assert!(
+                matches!(check_url(&config(url, None)), Err(Error::BadUrl { .. })),
+                "{url}"
+            );
+        }
+    }
+}

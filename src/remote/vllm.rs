@@ -1,0 +1,620 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The vLLM realtime client as a recognizer.
+//!
+//! One stream is one or more utterances on one WebSocket: `commit` starts
+//! one, audio goes in `append`s, `commit {final}` ends it and the server
+//! answers with a `transcription.delta` per 80 ms model step, then
+//! `transcription.done`. Delta `k` of an utterance is about its audio frame
+//! `k`; the server sends it once the frame, the delay and 2.5 ms of
+//! look-ahead are in. A feed waits for the deltas its audio makes due, so a
+//! server slower than real time holds the worker back, and the overload
+//! policy sees the lag, as with a local model.
+//!
+//! When the connection drops, the server errs or goes quiet, or a session
+//! ends on its own (`max_model_len`), the stream goes on in a new utterance
+//! from the first frame not answered for, with that audio sent again.
+
+use std::time::{Duration, Instant};
+
+use super::protocol::{self, Event};
+use super::socket::{Read, Socket};
+use super::{Error, ServerConfig};
+use crate::engine::{FRAME_MS, SAMPLE_RATE};
+use crate::recognizer::{self, AbortHandle, Notice, Recognizer, StreamConfig, TextUpdate};
+
+const FRAME: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 1000;
+/// Audio past a frame's end, beyond the delay, after which a feed waits for
+/// the frame's delta: vLLM decodes a frame once 2.5 ms of look-ahead are in
+/// (the model's tekken.json), and the local engine once the frame's last mel
+/// window is, 15 ms; waiting from the later point tolerates a server on
+/// either measure (a delta that comes sooner is taken all the same).
+const LOOKAHEAD: u64 = 240;
+/// How long one wait for the server lasts before the abort flag is looked
+/// at again.
+const POLL: Duration = Duration::from_millis(50);
+/// At start, a server that cannot be reached is tried again for this long.
+const START_RETRY_FOR: Duration = Duration::from_secs(8);
+/// Reconnection backoff.
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Why the connection was given up, to go on in a new one.
+struct Dropped(String);
+
+/// How a wait for the server ended, other than with what was waited for.
+enum Interrupted {
+    Dropped(Dropped),
+    Failed(Error),
+}
+
+impl From<Error> for Interrupted {
+    fn from(e: Error) -> Self {
+        Interrupted::Failed(e)
+    }
+}
+
+/// The utterance running on the server, in samples since `begin`.
+#[derive(Debug, Default)]
+struct Utterance {
+    /// Where its audio starts.
+    start: u64,
+    /// Deltas received: it has answered for this many frames.
+    answered: u64,
+    /// A final commit was sent.
+    finishing: bool,
+}
+
+pub struct VllmRecognizer {
+    config: ServerConfig,
+    abort: AbortHandle,
+    socket: Option<Socket>,
+    stream: StreamConfig,
+    /// An utterance is running on the server (committed, not done).
+    utterance: Option<Utterance>,
+    /// Samples sent in this stream (since `begin`).
+    sent: u64,
+    /// The audio from the first frame not answered for, to send again in a
+    /// new utterance; starts at sample `unanswered_start`.
+    unanswered: Vec<f32>,
+    unanswered_start: u64,
+    /// When the oldest unanswered due frame became due.
+    waiting_since: Option<Instant>,
+    /// Text was returned in this stream: a new utterance's first word needs
+    /// the space a fresh model does not write.
+    wrote: bool,
+    space_owed: bool,
+    connected_once: bool,
+    notices: Vec<Notice>,
+}
+
+impl VllmRecognizer {
+    pub fn new(config: ServerConfig) -> Result<VllmRecognizer, Error> {
+        super::socket::check_url(&config)?;
+        Ok(VllmRecognizer {
+            config,
+            abort: AbortHandle::default(),
+            socket: None,
+            stream: StreamConfig::default(),
+            utterance: None,
+            sent: 0,
+            unanswered: Vec::new(),
+            unanswered_start: 0,
+            waiting_since: None,
+            wrote: false,
+            space_owed: false,
+            connected_once: false,
+            notices: Vec::new(),
+        })
+    }
+
+    fn delay_samples(&self) -> u64 {
+        u64::from(self.stream.delay_ms) * u64::from(SAMPLE_RATE) / 1000
+    }
+
+    /// Frames of the running utterance the server owes an answer for.
+    fn frames_due(&self) -> u64 {
+        let Some(u) = &self.utterance else { return 0 };
+        let audio = self.sent - u.start;
+        audio.saturating_sub(self.delay_samples() + LOOKAHEAD) / FRAME
+    }
+
+    fn check_abort(&self) -> Result<(), Error> {
+        if self.abort.is_aborted() {
+            Err(Error::Aborted)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sleeps for `d`, waking for an abort.
+    fn sleep(&self, d: Duration) -> Result<(), Error> {
+        let until = Instant::now() + d;
+        while Instant::now() < until {
+            self.check_abort()?;
+            std::thread::sleep(POLL.min(until - Instant::now()));
+        }
+        Ok(())
+    }
+
+    /// Connects, and checks that the server serves the model: it answers
+    /// the probe after `session.update`, with `model_not_found` first if
+    /// it does not.
+    fn open_socket(&mut self) -> Result<Socket, Interrupted> {
+        gst::debug!(
+            crate::engine::LOG_CAT,
+            "vLLM: connecting to {}",
+            self.config.url
+        );
+        let mut socket = Socket::connect(&self.config, self.config.server_timeout)?;
+        let sent = socket
+            .send(protocol::session_update(&self.config.model))
+            .and_then(|()| socket.send(protocol::probe()));
+        if let Err(why) = sent {
+            return Err(Interrupted::Dropped(Dropped(why)));
+        }
+        let deadline = Instant::now() + self.config.server_timeout;
+        loop {
+            self.check_abort()?;
+            if Instant::now() > deadline {
+                return Err(Interrupted::Dropped(Dropped(format!(
+                    "no answer to session.update within {} ms",
+                    self.config.server_timeout.as_millis()
+                ))));
+            }
+            match socket.read(POLL) {
+                Read::Event(e) if e.answers_probe() => return Ok(socket),
+                Read::Event(Event::Error { code, message }) if code == "model_not_found" => {
+                    return Err(Error::ModelNotServed {
+                        url: self.config.url.clone(),
+                        model: self.config.model.clone(),
+                        answer: message,
+                    }
+                    .into())
+                }
+                Read::Event(Event::Garbage) => self.notices.push(Notice::IgnoredFrames(1)),
+                Read::Event(_) | Read::Nothing => {}
+                Read::Closed(why) => return Err(Interrupted::Dropped(Dropped(why))),
+            }
+        }
+    }
+
+    /// The first connection: a server that cannot be reached is an error
+    /// soon (it is tried again for a few seconds, for one still starting).
+    fn connect_first(&mut self) -> Result<(), Error> {
+        let started = Instant::now();
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            let failure = match self.open_socket() {
+                Ok(socket) => {
+                    self.socket = Some(socket);
+                    self.connected_once = true;
+                    return Ok(());
+                }
+                Err(Interrupted::Failed(Error::Unreachable { detail, .. }))
+                | Err(Interrupted::Dropped(Dropped(detail))) => detail,
+                Err(Interrupted::Failed(e)) => return Err(e),
+            };
+            if started.elapsed() + backoff > START_RETRY_FOR {
+                return Err(Error::Unreachable {
+                    url: self.config.url.clone(),
+                    detail: failure,
+                });
+            }
+            self.sleep(backoff)?;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    fn socket(&mut self) -> Result<&mut Socket, Dropped> {
+        self.socket
+            .as_mut()
+            .ok_or_else(|| Dropped("not connected".into()))
+    }
+
+    fn send(&mut self, text: String) -> Result<(), Dropped> {
+        self.socket()?.send(text).map_err(Dropped)
+    }
+
+    /// Starts an utterance at sample `start` and sends the audio kept from
+    /// there on.
+    fn start_utterance(&mut self, start: u64) -> Result<(), Dropped> {
+        gst::debug!(
+            crate::engine::LOG_CAT,
+            "vLLM: new utterance from {} ms, {} ms to send again",
+            start * 1000 / u64::from(SAMPLE_RATE),
+            (self.sent - start) * 1000 / u64::from(SAMPLE_RATE)
+        );
+        self.send(protocol::commit(false))?;
+        self.utterance = Some(Utterance {
+            start,
+            answered: 0,
+            finishing: false,
+        });
+        self.space_owed = self.wrote;
+        let from = (start - self.unanswered_start) as usize;
+        let replay = self.unanswered[from.min(self.unanswered.len())..].to_vec();
+        for piece in replay.chunks(SAMPLE_RATE as usize) {
+            self.send(protocol::append(piece))?;
+        }
+        self.waiting_since = None;
+        Ok(())
+    }
+
+    /// The first frame not answered for, as a sample of the stream.
+    fn first_unanswered(&self) -> u64 {
+        self.utterance
+            .as_ref()
+            .map_or(self.sent, |u| u.start + u.answered * FRAME)
+            .min(self.sent)
+    }
+
+    /// Goes on after a drop: reconnects with backoff, starts a new
+    /// utterance from the first frame not answered for and sends that audio
+    /// again. Gives up after `give_up_after`.
+    fn recover(&mut self, dropped: Dropped) -> Result<(), Error> {
+        let outage_started = Instant::now();
+        let from = self.first_unanswered();
+        let finishing = self.utterance.as_ref().is_some_and(|u| u.finishing);
+        if let Some(socket) = self.socket.take() {
+            socket.close();
+        }
+        gst::info!(
+            crate::engine::LOG_CAT,
+            "vLLM connection to {} lost ({}); reconnecting",
+            self.config.url,
+            dropped.0
+        );
+        let mut backoff = FIRST_BACKOFF;
+        let mut last;
+        loop {
+            self.check_abort()?;
+            match self.open_socket() {
+                Ok(socket) => {
+                    self.socket = Some(socket);
+                    let started = self.start_utterance(from).and_then(|()| match finishing {
+                        true => self.finish_utterance(),
+                        false => Ok(()),
+                    });
+                    match started {
+                        Ok(()) => break,
+                        Err(Dropped(why)) => last = why,
+                    }
+                }
+                Err(Interrupted::Failed(Error::Unreachable { detail, .. })) => last = detail,
+                Err(Interrupted::Dropped(Dropped(why))) => last = why,
+                Err(Interrupted::Failed(e)) => return Err(e),
+            }
+            if let Some(socket) = self.socket.take() {
+                socket.close();
+            }
+            if self
+                .config
+                .give_up_after
+                .is_some_and(|limit| outage_started.elapsed() + backoff > limit)
+            {
+                return Err(Error::Unreachable {
+                    url: self.config.url.clone(),
+                    detail: format!(
+                        "the connection was lost ({}) and could not be made again for {} s ({last})",
+                        dropped.0,
+                        outage_started.elapsed().as_secs()
+                    ),
+                });
+            }
+            self.sleep(backoff)?;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+        self.notices.push(Notice::Reconnected {
+            cause: dropped.0,
+            outage: outage_started.elapsed(),
+            resent_samples: self.sent - from,
+        });
+        Ok(())
+    }
+
+    /// Goes on from sample `from` on a new connection after the server
+    /// ended a session on its own. A new connection, not a new commit on
+    /// this one: appends already on their way would otherwise start the
+    /// next utterance (vLLM clears its queue once, at the end).
+    fn renew_session(&mut self, from: u64) -> Result<(), Dropped> {
+        if let Some(socket) = self.socket.take() {
+            socket.close();
+        }
+        match self.open_socket() {
+            Ok(socket) => self.socket = Some(socket),
+            Err(Interrupted::Dropped(dropped)) => return Err(dropped),
+            Err(Interrupted::Failed(e)) => return Err(Dropped(e.to_string())),
+        }
+        self.start_utterance(from)
+    }
+
+    fn finish_utterance(&mut self) -> Result<(), Dropped> {
+        self.send(protocol::commit(true))?;
+        if let Some(u) = &mut self.utterance {
+            u.finishing = true;
+        }
+        Ok(())
+    }
+
+    /// Keeps audio for a new utterance: from the first frame not answered.
+    fn forget_answered(&mut self) {
+        let first = self.first_unanswered();
+        if first > self.unanswered_start {
+            let n = ((first - self.unanswered_start) as usize).min(self.unanswered.len());
+            self.unanswered.drain(..n);
+            self.unanswered_start += n as u64;
+        }
+    }
+
+    /// Takes one delta: an update about the frame it answers.
+    fn take_delta(&mut self, mut text: String) -> TextUpdate {
+        let u = self.utterance.as_mut().expect("an utterance answers");
+        u.answered += 1;
+        gst::trace!(
+            crate::engine::LOG_CAT,
+            "vLLM: delta {} {text:?} with {} samples sent",
+            u.answered - 1,
+            self.sent - u.start
+        );
+        let frame_end = u.start + u.answered * FRAME;
+        if !text.is_empty() {
+            if std::mem::take(&mut self.space_owed) && !text.starts_with(char::is_whitespace) {
+                text.insert(0, ' ');
+            }
+            self.wrote = true;
+        }
+        self.waiting_since = None;
+        self.forget_answered();
+        TextUpdate {
+            text,
+            audio_end: self.sent,
+            heard_until: frame_end.min(self.sent),
+            is_final: false,
+            resumed_from: Vec::new(),
+        }
+    }
+
+    /// Reads what the server says until `enough` holds. `Ok(true)`: the
+    /// utterance is done (after a final commit, or on its own).
+    fn read_until(
+        &mut self,
+        updates: &mut Vec<TextUpdate>,
+        enough: impl Fn(&Self) -> bool,
+    ) -> Result<bool, Interrupted> {
+        while !enough(self) {
+            self.check_abort()?;
+            let waiting = *self.waiting_since.get_or_insert_with(Instant::now);
+            if waiting.elapsed() > self.config.server_timeout {
+                return Err(Interrupted::Dropped(Dropped(format!(
+                    "no answer for {} ms while audio waited (server-timeout; is delay the \
+                     server's?)",
+                    self.config.server_timeout.as_millis()
+                ))));
+            }
+            let read = match self.socket() {
+                Ok(socket) => socket.read(POLL),
+                Err(dropped) => return Err(Interrupted::Dropped(dropped)),
+            };
+            match read {
+                Read::Nothing => {}
+                Read::Closed(why) => return Err(Interrupted::Dropped(Dropped(why))),
+                Read::Event(Event::Delta(text)) if self.utterance.is_some() => {
+                    updates.push(self.take_delta(text))
+                }
+                Read::Event(Event::Done(_)) if self.utterance.is_some() => {
+                    self.waiting_since = None;
+                    return Ok(true);
+                }
+                Read::Event(Event::Error { code, message }) => {
+                    if protocol::blames_the_client(&code) {
+                        return Err(Error::Rejected {
+                            url: self.config.url.clone(),
+                            code,
+                            message,
+                        }
+                        .into());
+                    }
+                    return Err(Interrupted::Dropped(Dropped(format!(
+                        "the server reported {code}: {message}"
+                    ))));
+                }
+                Read::Event(Event::SessionCreated) => {}
+                Read::Event(_) => self.notices.push(Notice::IgnoredFrames(1)),
+            }
+        }
+        Ok(false)
+    }
+
+    /// Waits for the deltas the audio sent makes due. A session the server
+    /// ended on its own goes on in a new utterance.
+    fn collect_due(&mut self, updates: &mut Vec<TextUpdate>) -> Result<(), Error> {
+        loop {
+            let result = self.read_until(updates, |s| {
+                s.utterance.as_ref().map_or(0, |u| u.answered) >= s.frames_due()
+            });
+            let dropped = match result {
+                Ok(false) => return Ok(()),
+                Ok(true) => {
+                    // Done without a final commit: the session reached the
+                    // server's max_model_len.
+                    let from = self.first_unanswered();
+                    gst::info!(
+                        crate::engine::LOG_CAT,
+                        "the vLLM session ended on its own at {} ms; going on in a new one",
+                        from * 1000 / u64::from(SAMPLE_RATE)
+                    );
+                    match self.renew_session(from) {
+                        Ok(()) => {
+                            match updates.last_mut() {
+                                Some(u) => u.resumed_from.push(from),
+                                None => updates.push(TextUpdate {
+                                    text: String::new(),
+                                    audio_end: self.sent,
+                                    heard_until: from,
+                                    is_final: false,
+                                    resumed_from: vec![from],
+                                }),
+                            }
+                            continue;
+                        }
+                        Err(dropped) => dropped,
+                    }
+                }
+                Err(Interrupted::Failed(e)) => return Err(e),
+                Err(Interrupted::Dropped(dropped)) => dropped,
+            };
+            self.recover(dropped)?;
+        }
+    }
+}
+
+impl Recognizer for VllmRecognizer {
+    fn backend_name(&self) -> String {
+        format!("vllm {}", self.config.url)
+    }
+
+    fn abort_handle(&self) -> AbortHandle {
+        self.abort.clone()
+    }
+
+    fn prepare(&mut self) -> Result<(), recognizer::Error> {
+        if self.socket.is_none() {
+            self.connect_first()?;
+        }
+        Ok(())
+    }
+
+    fn begin(&mut self, config: StreamConfig) -> Result<(), recognizer::Error> {
+        crate::engine::validate_delay(config.delay_ms)?;
+        self.reset();
+        self.stream = config;
+        if self.socket.is_none() {
+            if self.connected_once {
+                self.recover(Dropped("not connected".into()))?;
+            } else {
+                self.connect_first()?;
+            }
+        }
+        if let Err(dropped) = self.start_utterance(0) {
+            self.recover(dropped)?;
+        }
+        Ok(())
+    }
+
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, recognizer::Error> {
+        self.check_abort()?;
+        if self.utterance.is_none() {
+            return Err(recognizer::Error::Other {
+                operation: "feeding the stream",
+                reason: "no stream was begun".into(),
+            });
+        }
+        self.unanswered.extend_from_slice(samples);
+        self.sent += samples.len() as u64;
+        if let Err(dropped) = self.send(protocol::append(samples)) {
+            self.recover(dropped)?;
+        }
+        let mut updates = Vec::new();
+        self.collect_due(&mut updates)?;
+        self.take_ignored();
+        Ok(updates)
+    }
+
+    fn finalize(&mut self) -> Result<Vec<TextUpdate>, recognizer::Error> {
+        self.check_abort()?;
+        let mut updates = Vec::new();
+        if self.utterance.is_none() {
+            return Ok(vec![self.final_update(String::new())]);
+        }
+        if let Err(dropped) = self.finish_utterance() {
+            self.recover(dropped)?;
+        }
+        // Deltas about the audio are placed on their frames; those of the
+        // padding after it make the final update.
+        let mut tail = String::new();
+        loop {
+            let mut got = Vec::new();
+            let result = self.read_until(&mut got, |_| false);
+            for update in got {
+                if update.heard_until < self.sent {
+                    updates.push(update);
+                } else {
+                    tail.push_str(&update.text);
+                }
+            }
+            match result {
+                Ok(_) => break,
+                Err(Interrupted::Failed(e)) => return Err(e.into()),
+                Err(Interrupted::Dropped(dropped)) => self.recover(dropped)?,
+            }
+        }
+        self.utterance = None;
+        self.take_ignored();
+        updates.push(self.final_update(tail));
+        Ok(updates)
+    }
+
+    fn reset(&mut self) {
+        // An utterance the server still runs can only be stopped by closing
+        // its connection (the server then aborts the request).
+        if self.utterance.take().is_some() {
+            if let Some(socket) = self.socket.take() {
+                socket.close();
+            }
+        }
+        self.sent = 0;
+        self.unanswered.clear();
+        self.unanswered_start = 0;
+        self.waiting_since = None;
+        self.wrote = false;
+        self.space_owed = false;
+        self.abort.clear();
+    }
+
+    fn samples_received(&self) -> u64 {
+        self.sent
+    }
+
+    fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+}
+
+impl VllmRecognizer {
+    fn final_update(&self, text: String) -> TextUpdate {
+        TextUpdate {
+            text,
+            audio_end: self.sent,
+            heard_until: self.sent,
+            is_final: true,
+            resumed_from: Vec::new(),
+        }
+    }
+
+    /// Folds the ignored-frame notices into one.
+    fn take_ignored(&mut self) {
+        let ignored: u64 = self
+            .notices
+            .iter()
+            .map(|n| match n {
+                Notice::IgnoredFrames(k) => *k,
+                _ => 0,
+            })
+            .sum();
+        if ignored > 0 {
+            self.notices
+                .retain(|n| !matches!(n, Notice::IgnoredFrames(_)));
+            self.notices.push(Notice::IgnoredFrames(ignored));
+        }
+    }
+}
+
+impl Drop for VllmRecognizer {
+    fn drop(&mut self) {
+        if let Some(socket) = self.socket.take() {
+            socket.close();
+        }
+    }
+}

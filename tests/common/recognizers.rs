@@ -1,0 +1,98 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Recognizers made for tests, plugged into an element through the seam
+//! (`gstvoxtralrt::set_recognizer_wrapper`): the real engine, made slow or
+//! faulty, or one that stops writing.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gstvoxtralrt::recognizer::{
+    AbortHandle, Error, Notice, Recognizer, StreamConfig, TextUpdate, Wrapper,
+};
+
+/// Wraps what `element` runs its model on from its next start.
+pub fn wrap(
+    element: &gst::Element,
+    wrapper: impl Fn(Box<dyn Recognizer>) -> Box<dyn Recognizer> + Send + Sync + 'static,
+) {
+    let wrapper: Wrapper = Arc::new(wrapper);
+    assert!(gstvoxtralrt::set_recognizer_wrapper(element, wrapper));
+}
+
+/// Forwards everything to the recognizer inside; the wrappers below
+/// change one thing each.
+macro_rules! forward_rest {
+    () => {
+        fn backend_name(&self) -> String {
+            self.inner.backend_name()
+        }
+        fn abort_handle(&self) -> AbortHandle {
+            self.inner.abort_handle()
+        }
+        fn prepare(&mut self) -> Result<(), Error> {
+            self.inner.prepare()
+        }
+        fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
+            self.inner.begin(config)
+        }
+        fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
+            self.inner.finalize()
+        }
+        fn reset(&mut self) {
+            self.inner.reset()
+        }
+        fn samples_received(&self) -> u64 {
+            self.inner.samples_received()
+        }
+        fn sees_model_end(&self) -> bool {
+            self.inner.sees_model_end()
+        }
+        fn take_notices(&mut self) -> Vec<Notice> {
+            self.inner.take_notices()
+        }
+    };
+}
+
+/// A model `factor` times slower than real time: each feed takes that
+/// many times its audio's duration.
+pub struct Slow {
+    pub inner: Box<dyn Recognizer>,
+    pub factor: f64,
+}
+
+impl Recognizer for Slow {
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        let started = Instant::now();
+        let result = self.inner.feed(samples);
+        let audio = Duration::from_secs_f64(samples.len() as f64 / 16_000.0);
+        std::thread::sleep(audio.mul_f64(self.factor).saturating_sub(started.elapsed()));
+        result
+    }
+    forward_rest!();
+}
+
+/// The text of the fault [`FaultAfter`] reports.
+pub const INJECTED_FAULT: &str = "fault injected by the test recognizer";
+
+/// A model that fails for good once `after` samples were fed in all.
+pub struct FaultAfter {
+    pub inner: Box<dyn Recognizer>,
+    pub after: u64,
+    pub fed: u64,
+}
+
+impl Recognizer for FaultAfter {
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        if self.fed >= self.after {
+            return Err(Error::Other {
+                operation: "decoding audio",
+                reason: INJECTED_FAULT.into(),
+            });
+        }
+        self.fed += samples.len() as u64;
+        self.inner.feed(samples)
+    }
+    forward_rest!();
+}

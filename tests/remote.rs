@@ -1,0 +1,415 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! engine=vllm against a protocol-faithful vLLM double backed by the real
+//! engine and the tone fixture (`common::vllm_double`): the words and their
+//! times are known, so the remote path is checked word for word, and each
+//! fault has a defined outcome. tests/vllm_server.rs runs the real vLLM.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::vllm_double::{Double, Faults, SERVED_MODEL};
+use gst::prelude::*;
+
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+
+/// What one run gave.
+#[derive(Debug, Default)]
+struct Run {
+    /// (pts ns, text) of every word.
+    words: Vec<(u64, String)>,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+    /// Element messages by name.
+    messages: Vec<gst::Structure>,
+    stats: Option<gst::Structure>,
+    took: Duration,
+}
+
+impl Run {
+    fn stat(&self, field: &str) -> u64 {
+        self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
+    }
+    fn messages_named(&self, name: &str) -> Vec<&gst::Structure> {
+        self.messages.iter().filter(|m| m.name() == name).collect()
+    }
+}
+
+/// The timing fixture's audio: 66 frames with three tone bursts.
+fn tone() -> (Vec<f32>, Vec<usize>) {
+    let frames = common::tone_frames();
+    (common::tone_audio(66, &frames), frames)
+}
+
+/// Transcribes `audio` (non-live, 100 ms buffers) with engine=vllm at `url`.
+fn transcribe(url: &str, audio: &[f32], extra: &str) -> Run {
+    transcribe_with(url, audio, extra, |_| {})
+}
+
+/// The same, with the element set up by `configure` before it starts.
+fn transcribe_with(
+    url: &str,
+    audio: &[f32],
+    extra: &str,
+    configure: impl FnOnce(&gst::Element),
+) -> Run {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t engine=vllm url={url} model={SERVED_MODEL} {extra} ! \
+         appsink name=out sync=false"
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let run = Arc::new(Mutex::new(Run::default()));
+    let sink = pipeline.by_name("out").unwrap();
+    let r = run.clone();
+    sink.set_property("emit-signals", true);
+    sink.connect("new-sample", false, move |args| {
+        let sink = args[0].get::<gst::Element>().unwrap();
+        let sample = sink.emit_by_name::<gst::Sample>("pull-sample", &[]);
+        let b = sample.buffer().unwrap();
+        r.lock()
+            .unwrap()
+            .words
+            .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
+        Some(gst::FlowReturn::Ok.to_value())
+    });
+    configure(&pipeline.by_name("t").unwrap());
+    let started = Instant::now();
+    // A setting the element refuses fails the state change, with an ERROR.
+    let playing = pipeline.set_state(gst::State::Playing).is_ok();
+    let src = pipeline.by_name("src").unwrap();
+    for (k, piece) in audio.chunks(1600).enumerate().filter(|_| playing) {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(100));
+        if src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]) != gst::FlowReturn::Ok {
+            break;
+        }
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let bus = pipeline.bus().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Some(msg) = bus.timed_pop(gst::ClockTime::from_mseconds(left.as_millis() as u64))
+        else {
+            panic!("no EOS or ERROR within 90 s");
+        };
+        let mut r = run.lock().unwrap();
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => {
+                r.errors.push(e.error().to_string());
+                break;
+            }
+            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
+            _ => {}
+        }
+    }
+    let t = pipeline.by_name("t").unwrap();
+    let stats = t.property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let mut run = std::mem::take(&mut *run.lock().unwrap());
+    run.stats = Some(stats);
+    run.took = started.elapsed();
+    run
+}
+
+/// The words and times the local engine gives for the same audio.
+fn local_words(audio: &[f32], decode_interval: u32) -> Vec<(u64, String)> {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 decode-interval={decode_interval}",
+        common::tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    for (k, piece) in audio.chunks(1600).enumerate() {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        b.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        h.push(b).unwrap();
+    }
+    h.push_event(gst::event::Eos::new());
+    let mut words = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        words.push((b.pts().unwrap().nseconds(), common::text_of(&b)));
+    }
+    words
+}
+
+fn double(faults: Faults) -> Double {
+    Double::start(common::fixture("voxtral-rt-tone.gguf"), faults)
+}
+
+/// Every tone frame's word, each at its frame, through the remote engine.
+fn assert_every_word_at_its_frame(run: &Run, frames: &[usize]) {
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.words.len(), frames.len(), "{:?}", run.words);
+    for (&(pts, ref text), &f) in run.words.iter().zip(frames) {
+        assert_eq!(text.trim(), "x");
+        let truth = common::truth(f);
+        assert_eq!(
+            pts, truth,
+            "the word of frame {f} at {pts} ns, not at {truth}: {:?}",
+            run.words
+        );
+    }
+}
+
+#[test]
+fn every_word_comes_at_its_frame_through_the_remote_engine() {
+    let server = double(Faults::default());
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_every_word_at_its_frame(&run, &frames);
+    // One delta per step, each counted: the backend names the server.
+    assert_eq!(run.stat("reconnects"), 0);
+    let backend = run
+        .stats
+        .as_ref()
+        .unwrap()
+        .get::<String>("backend")
+        .unwrap();
+    assert_eq!(backend, format!("vllm {}", server.url()));
+    // The same words as the local engine gives, which at the default decode
+    // interval has a grain of 160 ms; the remote path places every 80 ms
+    // step on its frame.
+    let local = local_words(&audio, 80);
+    assert_eq!(
+        run.words.iter().map(|w| w.1.trim()).collect::<Vec<_>>(),
+        local.iter().map(|w| w.1.trim()).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_dropped_connection_is_made_again_and_loses_and_repeats_no_word() {
+    let server = double(Faults {
+        drop_after: Some(20),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_every_word_at_its_frame(&run, &frames);
+    assert_eq!(run.stat("reconnects"), 1);
+    assert!(run.stat("audio-resent") > 0);
+    let reconnected = run.messages_named("voxtralrt-reconnected");
+    assert_eq!(reconnected.len(), 1, "{:?}", run.messages);
+    assert!(reconnected[0].get::<u64>("audio-resent").unwrap() > 0);
+    assert!(reconnected[0].get::<u64>("outage").is_ok());
+    assert_eq!(
+        run.warnings
+            .iter()
+            .filter(|w| w.contains("reconnected"))
+            .count(),
+        1,
+        "{:?}",
+        run.warnings
+    );
+    assert_eq!(server.seen.lock().unwrap().connections, 2);
+}
+
+#[test]
+fn a_processing_error_is_handled_like_a_drop() {
+    let server = double(Faults {
+        processing_error_after: Some(25),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_every_word_at_its_frame(&run, &frames);
+    assert_eq!(run.stat("reconnects"), 1);
+    assert!(
+        run.warnings.iter().any(|w| w.contains("processing_error")),
+        "{:?}",
+        run.warnings
+    );
+}
+
+#[test]
+fn an_error_that_blames_the_client_is_an_error_with_the_servers_text() {
+    let server = double(Faults {
+        invalid_audio_after: Some(10),
+        ..Faults::default()
+    });
+    let (audio, _) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(run.errors[0].contains("invalid_audio"), "{}", run.errors[0]);
+    assert!(
+        run.errors[0].contains("Invalid audio data"),
+        "{}",
+        run.errors[0]
+    );
+}
+
+#[test]
+fn garbage_from_the_server_is_counted_and_ignored() {
+    let server = double(Faults {
+        garbage_every: Some(7),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_every_word_at_its_frame(&run, &frames);
+    let deltas = server.seen.lock().unwrap().deltas;
+    // A binary frame, a non-JSON text and an unknown event every 7 deltas
+    // (those still unread at the end are not counted).
+    assert!(
+        run.stat("frames-ignored") >= 3 * (deltas / 7 - 1),
+        "{}",
+        run.stat("frames-ignored")
+    );
+    assert_eq!(run.stat("reconnects"), 0);
+}
+
+#[test]
+fn a_server_that_stops_answering_is_reconnected_after_server_timeout() {
+    let server = double(Faults {
+        stall_after: Some(15),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "server-timeout=1000");
+    assert_every_word_at_its_frame(&run, &frames);
+    assert_eq!(run.stat("reconnects"), 1);
+    let outage = run.messages_named("voxtralrt-reconnected")[0]
+        .get::<u64>("outage")
+        .unwrap();
+    // The stall is noticed after server-timeout; the reconnection itself is
+    // immediate here.
+    assert!(outage < 1_000_000_000, "{outage}");
+    assert!(run.took >= Duration::from_secs(1));
+}
+
+#[test]
+fn a_session_the_server_ends_on_its_own_goes_on_seamlessly() {
+    // vLLM ends a session at max_model_len: here after 24 steps.
+    let server = double(Faults {
+        max_deltas_per_utterance: Some(24),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "");
+    assert_every_word_at_its_frame(&run, &frames);
+    assert!(run.stat("model-ended-streams") >= 2, "{:?}", run.stats);
+    assert_eq!(run.stat("reconnects"), 0);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+}
+
+#[test]
+fn an_unreachable_server_is_an_error_naming_the_url_within_15_s() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("ws://127.0.0.1:{port}/v1/realtime");
+    let (audio, _) = tone();
+    let run = transcribe(&url, &audio, "");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(run.errors[0].contains(&url), "{}", run.errors[0]);
+    assert!(run.took < Duration::from_secs(15), "{:?}", run.took);
+}
+
+#[test]
+fn a_model_the_server_does_not_serve_is_an_error_naming_it() {
+    let server = double(Faults::default());
+    let (audio, _) = tone();
+    let run = transcribe(
+        &server.url(),
+        &audio,
+        "model=mistralai/Voxtral-Mini-4B-Realtime-2602",
+    );
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    let e = &run.errors[0];
+    assert!(e.contains("mistralai/Voxtral-Mini-4B-Realtime-2602"), "{e}");
+    assert!(e.contains("does not exist"), "the server's answer: {e}");
+}
+
+#[test]
+fn a_refused_key_is_an_error_naming_api_key_and_the_key_is_never_logged() {
+    const KEY: &str = "sk-voxtralrt-test-0123456789";
+    let server = double(Faults {
+        api_key: Some("the-right-key".into()),
+        ..Faults::default()
+    });
+    // Everything GStreamer logs, at every level, is kept and searched.
+    let log = Arc::new(Mutex::new(String::new()));
+    let l = log.clone();
+    gst::log::set_default_threshold(gst::DebugLevel::Memdump);
+    gst::log::set_active(true);
+    gst::log::remove_default_log_function();
+    let hook = gst::log::add_log_function(move |_cat, _level, _file, _fn, _line, _obj, msg| {
+        if let Some(m) = msg.get() {
+            l.lock().unwrap().push_str(m.as_str());
+        }
+    });
+    let (audio, _) = tone();
+    // Set from code: a gst-launch-1.0 line is logged whole by GStreamer's
+    // own parser (GST_PIPELINE), key and all.
+    let run = transcribe_with(&server.url(), &audio[..16_000], "", |t| {
+        t.set_property("api-key", KEY)
+    });
+    gst::log::remove_log_function(hook);
+    gst::log::set_default_threshold(gst::DebugLevel::None);
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(run.errors[0].contains("api-key"), "{}", run.errors[0]);
+    assert!(run.errors[0].contains("VLLM_API_KEY"), "{}", run.errors[0]);
+    assert!(!run.errors[0].contains(KEY));
+    let log = log.lock().unwrap();
+    assert!(log.len() > 10_000, "the debug log was not captured");
+    assert!(!log.contains(KEY), "the key appears in the debug log");
+    // It was sent, as a bearer token.
+    assert!(server
+        .seen
+        .lock()
+        .unwrap()
+        .authorizations
+        .contains(&format!("Bearer {KEY}")));
+    // And the right key opens it.
+    let run = transcribe(&server.url(), &audio, "api-key=the-right-key");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+}
+
+#[test]
+fn the_key_is_write_only_and_refused_over_plain_ws_to_another_host() {
+    common::init_plugin();
+    let t = gst::ElementFactory::make("voxtralrttranscriber")
+        .build()
+        .unwrap();
+    let pspec = t.find_property("api-key").unwrap();
+    assert!(!pspec.flags().contains(gst::glib::ParamFlags::READABLE));
+    let (audio, _) = tone();
+    let run = transcribe("ws://gpu-box.invalid:8000/v1/realtime", &audio, "api-key=k");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(
+        run.errors[0].contains("refusing to send the API key"),
+        "{}",
+        run.errors[0]
+    );
+}
+
+#[test]
+fn local_only_properties_warn_with_engine_vllm() {
+    let server = double(Faults::default());
+    let (audio, frames) = tone();
+    let run = transcribe(&server.url(), &audio, "threads=1 backend=cpu");
+    assert_every_word_at_its_frame(&run, &frames);
+    assert!(
+        run.warnings
+            .iter()
+            .any(|w| w.contains("threads, backend") && w.contains("engine=local")),
+        "{:?}",
+        run.warnings
+    );
+}

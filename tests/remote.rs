@@ -9,118 +9,18 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::remote::{transcribe, transcribe_with, Run};
 use common::vllm_double::{Double, Faults, SERVED_MODEL};
 use gst::prelude::*;
 
-const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-
-/// What one run gave.
-#[derive(Debug, Default)]
-struct Run {
-    /// (pts ns, text) of every word.
-    words: Vec<(u64, String)>,
-    errors: Vec<String>,
-    warnings: Vec<String>,
-    /// Element messages by name.
-    messages: Vec<gst::Structure>,
-    stats: Option<gst::Structure>,
-    took: Duration,
-}
-
-impl Run {
-    fn stat(&self, field: &str) -> u64 {
-        self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
-    }
-    fn messages_named(&self, name: &str) -> Vec<&gst::Structure> {
-        self.messages.iter().filter(|m| m.name() == name).collect()
-    }
-}
+const F32_CAPS: &str = common::remote::F32_CAPS;
 
 /// The timing fixture's audio: 66 frames with three tone bursts.
 fn tone() -> (Vec<f32>, Vec<usize>) {
     let frames = common::tone_frames();
     (common::tone_audio(66, &frames), frames)
-}
-
-/// Transcribes `audio` (non-live, 100 ms buffers) with engine=vllm at `url`.
-fn transcribe(url: &str, audio: &[f32], extra: &str) -> Run {
-    transcribe_with(url, audio, extra, |_| {})
-}
-
-/// The same, with the element set up by `configure` before it starts.
-fn transcribe_with(
-    url: &str,
-    audio: &[f32],
-    extra: &str,
-    configure: impl FnOnce(&gst::Element),
-) -> Run {
-    common::init_plugin();
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t engine=vllm url={url} model={SERVED_MODEL} {extra} ! \
-         appsink name=out sync=false"
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let run = Arc::new(Mutex::new(Run::default()));
-    let sink = pipeline.by_name("out").unwrap();
-    let r = run.clone();
-    sink.set_property("emit-signals", true);
-    sink.connect("new-sample", false, move |args| {
-        let sink = args[0].get::<gst::Element>().unwrap();
-        let sample = sink.emit_by_name::<gst::Sample>("pull-sample", &[]);
-        let b = sample.buffer().unwrap();
-        r.lock()
-            .unwrap()
-            .words
-            .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
-        Some(gst::FlowReturn::Ok.to_value())
-    });
-    configure(&pipeline.by_name("t").unwrap());
-    let started = Instant::now();
-    // A setting the element refuses fails the state change, with an ERROR.
-    let playing = pipeline.set_state(gst::State::Playing).is_ok();
-    let src = pipeline.by_name("src").unwrap();
-    for (k, piece) in audio.chunks(1600).enumerate().filter(|_| playing) {
-        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
-        let bm = b.get_mut().unwrap();
-        bm.set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
-        bm.set_duration(gst::ClockTime::from_mseconds(100));
-        if src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]) != gst::FlowReturn::Ok {
-            break;
-        }
-    }
-    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    let bus = pipeline.bus().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let Some(msg) = bus.timed_pop(gst::ClockTime::from_mseconds(left.as_millis() as u64))
-        else {
-            panic!("no EOS or ERROR within 90 s");
-        };
-        let mut r = run.lock().unwrap();
-        match msg.view() {
-            gst::MessageView::Eos(_) => break,
-            gst::MessageView::Error(e) => {
-                r.errors.push(e.error().to_string());
-                break;
-            }
-            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
-            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
-            _ => {}
-        }
-    }
-    let t = pipeline.by_name("t").unwrap();
-    let stats = t.property::<gst::Structure>("stats");
-    pipeline.set_state(gst::State::Null).unwrap();
-    let mut run = std::mem::take(&mut *run.lock().unwrap());
-    run.stats = Some(stats);
-    run.took = started.elapsed();
-    run
 }
 
 /// The words and times the local engine gives for the same audio.
@@ -169,7 +69,7 @@ fn assert_every_word_at_its_frame(run: &Run, frames: &[usize]) {
 fn every_word_comes_at_its_frame_through_the_remote_engine() {
     let server = double(Faults::default());
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_every_word_at_its_frame(&run, &frames);
     // One delta per step, each counted: the backend names the server.
     assert_eq!(run.stat("reconnects"), 0);
@@ -197,7 +97,7 @@ fn a_dropped_connection_is_made_again_and_loses_and_repeats_no_word() {
         ..Faults::default()
     });
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_every_word_at_its_frame(&run, &frames);
     assert_eq!(run.stat("reconnects"), 1);
     assert!(run.stat("audio-resent") > 0);
@@ -224,7 +124,7 @@ fn a_processing_error_is_handled_like_a_drop() {
         ..Faults::default()
     });
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_every_word_at_its_frame(&run, &frames);
     assert_eq!(run.stat("reconnects"), 1);
     assert!(
@@ -241,7 +141,7 @@ fn an_error_that_blames_the_client_is_an_error_with_the_servers_text() {
         ..Faults::default()
     });
     let (audio, _) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_eq!(run.errors.len(), 1, "{:?}", run);
     assert!(run.errors[0].contains("invalid_audio"), "{}", run.errors[0]);
     assert!(
@@ -258,7 +158,7 @@ fn garbage_from_the_server_is_counted_and_ignored() {
         ..Faults::default()
     });
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_every_word_at_its_frame(&run, &frames);
     let deltas = server.seen.lock().unwrap().deltas;
     // A binary frame, a non-JSON text and an unknown event every 7 deltas
@@ -278,7 +178,7 @@ fn a_server_that_stops_answering_is_reconnected_after_server_timeout() {
         ..Faults::default()
     });
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "server-timeout=1000");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "server-timeout=1000");
     assert_every_word_at_its_frame(&run, &frames);
     assert_eq!(run.stat("reconnects"), 1);
     let outage = run.messages_named("voxtralrt-reconnected")[0]
@@ -298,7 +198,7 @@ fn a_session_the_server_ends_on_its_own_goes_on_seamlessly() {
         ..Faults::default()
     });
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "");
     assert_every_word_at_its_frame(&run, &frames);
     assert!(run.stat("model-ended-streams") >= 2, "{:?}", run.stats);
     assert_eq!(run.stat("reconnects"), 0);
@@ -315,7 +215,7 @@ fn an_unreachable_server_is_an_error_naming_the_url_within_15_s() {
         .port();
     let url = format!("ws://127.0.0.1:{port}/v1/realtime");
     let (audio, _) = tone();
-    let run = transcribe(&url, &audio, "");
+    let run = transcribe(&url, SERVED_MODEL, &audio, "");
     assert_eq!(run.errors.len(), 1, "{:?}", run);
     assert!(run.errors[0].contains(&url), "{}", run.errors[0]);
     assert!(run.took < Duration::from_secs(15), "{:?}", run.took);
@@ -327,8 +227,9 @@ fn a_model_the_server_does_not_serve_is_an_error_naming_it() {
     let (audio, _) = tone();
     let run = transcribe(
         &server.url(),
+        "mistralai/Voxtral-Mini-4B-Realtime-2602",
         &audio,
-        "model=mistralai/Voxtral-Mini-4B-Realtime-2602",
+        "",
     );
     assert_eq!(run.errors.len(), 1, "{:?}", run);
     let e = &run.errors[0];
@@ -357,7 +258,7 @@ fn a_refused_key_is_an_error_naming_api_key_and_the_key_is_never_logged() {
     let (audio, _) = tone();
     // Set from code: a gst-launch-1.0 line is logged whole by GStreamer's
     // own parser (GST_PIPELINE), key and all.
-    let run = transcribe_with(&server.url(), &audio[..16_000], "", |t| {
+    let run = transcribe_with(&server.url(), SERVED_MODEL, &audio[..16_000], "", |t| {
         t.set_property("api-key", KEY)
     });
     gst::log::remove_log_function(hook);
@@ -377,7 +278,7 @@ fn a_refused_key_is_an_error_naming_api_key_and_the_key_is_never_logged() {
         .authorizations
         .contains(&format!("Bearer {KEY}")));
     // And the right key opens it.
-    let run = transcribe(&server.url(), &audio, "api-key=the-right-key");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "api-key=the-right-key");
     assert!(run.errors.is_empty(), "{:?}", run.errors);
 }
 
@@ -390,7 +291,12 @@ fn the_key_is_write_only_and_refused_over_plain_ws_to_another_host() {
     let pspec = t.find_property("api-key").unwrap();
     assert!(!pspec.flags().contains(gst::glib::ParamFlags::READABLE));
     let (audio, _) = tone();
-    let run = transcribe("ws://gpu-box.invalid:8000/v1/realtime", &audio, "api-key=k");
+    let run = transcribe(
+        "ws://gpu-box.invalid:8000/v1/realtime",
+        SERVED_MODEL,
+        &audio,
+        "api-key=k",
+    );
     assert_eq!(run.errors.len(), 1, "{:?}", run);
     assert!(
         run.errors[0].contains("refusing to send the API key"),
@@ -403,7 +309,7 @@ fn the_key_is_write_only_and_refused_over_plain_ws_to_another_host() {
 fn local_only_properties_warn_with_engine_vllm() {
     let server = double(Faults::default());
     let (audio, frames) = tone();
-    let run = transcribe(&server.url(), &audio, "threads=1 backend=cpu");
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "threads=1 backend=cpu");
     assert_every_word_at_its_frame(&run, &frames);
     assert!(
         run.warnings

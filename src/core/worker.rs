@@ -440,8 +440,7 @@ impl Worker {
     }
 
     fn skip_warning(&self, skipped_ns: u64) -> String {
-        let advice = "It is slower than real time on this machine: try a GPU backend, a smaller \
-                      quantisation or a larger decode-interval";
+        let advice = self.stream.slowness_advice();
         match self.overload {
             Overload::Skip => format!(
                 "the model fell more than the latency of {} ms behind the live audio: skipping \
@@ -761,11 +760,10 @@ impl Worker {
         if !self.lag_warned && lag > self.latency_ns {
             self.lag_warned = true;
             self.output.warning(&format!(
-                "the model is {} ms behind the audio, more than the latency of {} ms: it is slower \
-                 than real time on this machine (try a GPU backend, a smaller quantisation or a \
-                 larger decode-interval)",
+                "the model is {} ms behind the audio, more than the latency of {} ms. {}",
                 lag / 1_000_000,
-                self.latency_ns / 1_000_000
+                self.latency_ns / 1_000_000,
+                self.stream.slowness_advice()
             ));
         } else if self.lag_warned && lag < self.latency_ns / 2 {
             self.lag_warned = false;

@@ -61,6 +61,13 @@ pub trait Recognizer: Send + 'static {
         true
     }
 
+    /// What to tell a user whose model is slower than real time.
+    fn slowness_advice(&self) -> String {
+        "It is slower than real time on this machine: try a GPU backend, a smaller \
+         quantisation or a larger decode-interval"
+            .into()
+    }
+
     /// What happened since the last call that the element should report
     /// (a reconnection, frames ignored), oldest first.
     fn take_notices(&mut self) -> Vec<Notice> {
@@ -95,6 +102,9 @@ impl<R: Recognizer + ?Sized> Recognizer for Box<R> {
     }
     fn sees_model_end(&self) -> bool {
         (**self).sees_model_end()
+    }
+    fn slowness_advice(&self) -> String {
+        (**self).slowness_advice()
     }
     fn take_notices(&mut self) -> Vec<Notice> {
         (**self).take_notices()

@@ -314,10 +314,11 @@ impl VllmRecognizer {
         Ok(())
     }
 
-    /// Goes on from sample `from` on a new connection after the server
-    /// ended a session on its own. A new connection, not a new commit on
-    /// this one: appends already on their way would otherwise start the
-    /// next utterance (vLLM clears its queue once, at the end).
+    /// Goes on from sample `from` on a new connection: after a reset
+    /// closed the last one, or after the server ended a session on its own
+    /// (not a new commit on that one: appends already on their way would
+    /// otherwise start the next utterance, since vLLM clears its queue once,
+    /// at the end).
     fn renew_session(&mut self, from: u64) -> Result<(), Dropped> {
         if let Some(socket) = self.socket.take() {
             socket.close();
@@ -490,14 +491,16 @@ impl Recognizer for VllmRecognizer {
         crate::engine::validate_delay(config.delay_ms)?;
         self.reset();
         self.stream = config;
-        if self.socket.is_none() {
-            if self.connected_once {
-                self.recover(Dropped("not connected".into()))?;
-            } else {
-                self.connect_first()?;
-            }
+        if !self.connected_once {
+            self.connect_first()?;
         }
-        if let Err(dropped) = self.start_utterance(0) {
+        // A stream that was reset closed its connection: a new one, which
+        // is no outage unless it fails.
+        let started = match self.socket.is_some() {
+            true => self.start_utterance(0),
+            false => self.renew_session(0),
+        };
+        if let Err(dropped) = started {
             self.recover(dropped)?;
         }
         Ok(())
@@ -575,6 +578,14 @@ impl Recognizer for VllmRecognizer {
 
     fn samples_received(&self) -> u64 {
         self.sent
+    }
+
+    fn slowness_advice(&self) -> String {
+        format!(
+            "The vLLM server at {} answers slower than real time: give it more GPU capacity \
+             (another replica behind the load balancer) or fewer streams",
+            self.config.url
+        )
     }
 
     fn take_notices(&mut self) -> Vec<Notice> {

@@ -49,6 +49,9 @@ macro_rules! forward_rest {
         fn sees_model_end(&self) -> bool {
             self.inner.sees_model_end()
         }
+        fn slowness_advice(&self) -> String {
+            self.inner.slowness_advice()
+        }
         fn take_notices(&mut self) -> Vec<Notice> {
             self.inner.take_notices()
         }

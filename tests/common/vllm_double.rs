@@ -148,6 +148,8 @@ fn error(ws: &mut WebSocket<TcpStream>, message: &str, code: &str) -> bool {
     send(ws, json!({"type": "error", "error": message, "code": code}))
 }
 
+// tungstenite's callback type fixes the large error variant.
+#[allow(clippy::result_large_err)]
 fn serve(tcp: TcpStream, shared: &Shared) {
     tcp.set_nonblocking(false).unwrap();
     let key = shared.faults.api_key.clone();

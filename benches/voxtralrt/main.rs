@@ -23,7 +23,10 @@
 //! 6. model reuse: READY to first word, first and second start;
 //! 7. start: a fresh process to the first word, cold and warm page cache;
 //! 8. live run: one long live run with the default overload policy (lag,
-//!    audio skipped, RSS over time).
+//!    audio skipped, RSS over time);
+//! 9. remote engine: words through the element against a bare vLLM client,
+//!    many streams against a zero-cost double, sessions a server keeps up
+//!    with (`--vllm-url`).
 //!
 //! CI runs it through `cargo test --all-targets`, which starts it without
 //! arguments (no `--bench`): that is quick mode, in a debug build.
@@ -43,6 +46,7 @@ mod live;
 mod live_run;
 mod memory;
 mod options;
+mod remote;
 mod reuse;
 mod scale;
 mod start;
@@ -60,6 +64,7 @@ use latency::latency;
 use live_run::live_run;
 use memory::{memory, memory_child};
 use options::{die, parse_args, Mode};
+use remote::{double_child, remote};
 use reuse::reuse;
 use scale::scale;
 use start::{start, start_child};
@@ -87,6 +92,7 @@ fn main() {
         } => return callgrind_child(&opts, element, secs),
         Mode::MemoryChild { opts, secs } => return memory_child(&opts, secs),
         Mode::StartChild { opts } => return start_child(&opts),
+        Mode::DoubleChild => return double_child(),
     };
     init_gst();
     let audio = Arc::new(Audio::load());
@@ -136,6 +142,7 @@ fn main() {
             6 => reuse(&opts, &audio, &mut rep),
             7 => start(&opts, &mut rep),
             8 => live_run(&opts, &audio, &mut rep),
+            9 => remote(&opts, &mut rep),
             _ => unreachable!(),
         }
     }

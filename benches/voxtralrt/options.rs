@@ -36,6 +36,14 @@ pub(crate) struct Opts {
     pub(crate) scale_s: u64,
     /// Live run: seconds of live audio.
     pub(crate) live_run_s: u64,
+    /// Remote engine: a vLLM realtime server and its model; without one
+    /// the section runs against a zero-cost double in a child process.
+    pub(crate) vllm_url: Option<String>,
+    pub(crate) vllm_model: String,
+    /// Remote engine: element streams at once against the double, and
+    /// sessions at once against the server.
+    pub(crate) remote_streams: usize,
+    pub(crate) remote_sessions: Vec<usize>,
 }
 
 const USAGE: &str = "\
@@ -54,8 +62,8 @@ usage: cargo bench --bench voxtralrt -- [OPTIONS]
   --delay MS             transcription delay (default 480)
   --sections LIST        which sections, e.g. 1,2 or throughput,latency
                          (1 throughput, 2 latency, 3 cpu, 4 memory, 5 scale,
-                         6 reuse, 7 start, 8 live-run; default 1-6 with the
-                         fixture, 1,2,6 with --model)
+                         6 reuse, 7 start, 8 live-run, 9 remote; default 1-6
+                         with the fixture, 1,2,6 with --model)
   --audio-secs S         throughput input length (default 600, quick 60)
   --reps N               throughput repetitions (default 5, quick 2)
   --warmup-secs S        throughput warm-up per path and interval (default the
@@ -67,6 +75,11 @@ usage: cargo bench --bench voxtralrt -- [OPTIONS]
   --scale LIST           pipeline counts (default 1,2,4,8, quick 1,2)
   --scale-secs S         live audio per pipeline (default 20, quick 5)
   --live-run-secs S      the long live run's length (default 600, quick 5)
+  --vllm-url URL         remote engine: a vLLM realtime server (default: a
+                         zero-cost double in a child process, for the client's cost)
+  --vllm-model NAME      its served model (default tiny-voxtral-realtime)
+  --remote-streams N     element streams at once against the double (default 100, quick 4)
+  --remote-sessions LIST sessions at once against --vllm-url (default 1,2,4,8,16)
   --help                 this text
 ";
 
@@ -112,6 +125,7 @@ fn section_of(name: &str) -> u8 {
         "6" | "reuse" => 6,
         "7" | "start" => 7,
         "8" | "live-run" => 8,
+        "9" | "remote" => 9,
         other => die(&format!("unknown section {other:?}")),
     }
 }
@@ -131,6 +145,7 @@ pub(crate) enum Mode {
     StartChild {
         opts: Opts,
     },
+    DoubleChild,
 }
 
 pub(crate) fn parse_args(args: &[String]) -> Mode {
@@ -150,6 +165,10 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
     let mut scale = None;
     let mut scale_s = None;
     let mut live_run_s = None;
+    let mut vllm_url = None;
+    let mut vllm_model = "tiny-voxtral-realtime".to_string();
+    let mut remote_streams = None;
+    let mut remote_sessions = None;
     let mut child = None;
     let mut under_cargo_bench = false;
     // `--option=value` is `--option value`.
@@ -212,6 +231,11 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
             }
             "--memory-child" => child = Some(("memory".into(), num(value(&mut it, arg)))),
             "--start-child" => child = Some(("start".into(), 0)),
+            "--double-child" => child = Some(("double".into(), 0)),
+            "--vllm-url" => vllm_url = Some(value(&mut it, arg)),
+            "--vllm-model" => vllm_model = value(&mut it, arg),
+            "--remote-streams" => remote_streams = Some(num(value(&mut it, arg)) as usize),
+            "--remote-sessions" => remote_sessions = Some(parse_list(&value(&mut it, arg), arg)),
             // Filters cargo may pass on (`cargo bench foo`) mean nothing here.
             other if !other.starts_with('-') => {}
             other => die(&format!("unknown option {other} (see --help)")),
@@ -263,11 +287,16 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
         scale: scale.unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 2, 4, 8] }),
         scale_s: scale_s.unwrap_or(if quick { 5 } else { 20 }),
         live_run_s: live_run_s.unwrap_or(if quick { 5 } else { 600 }),
+        vllm_url,
+        vllm_model,
+        remote_streams: remote_streams.unwrap_or(if quick { 4 } else { 100 }),
+        remote_sessions: remote_sessions.unwrap_or_else(|| vec![1, 2, 4, 8, 16]),
     };
     match child {
         None => Mode::Bench(opts),
         Some((kind, secs)) if kind == "memory" => Mode::MemoryChild { opts, secs },
         Some((kind, _)) if kind == "start" => Mode::StartChild { opts },
+        Some((kind, _)) if kind == "double" => Mode::DoubleChild,
         Some((kind, secs)) if kind == "element" || kind == "engine" => Mode::CallgrindChild {
             opts,
             element: kind == "element",

@@ -53,6 +53,8 @@ pub struct Faults {
     pub max_deltas_per_utterance: Option<u64>,
     /// Each step takes this long (a server slower than real time).
     pub step_time: Option<Duration>,
+    /// The served model's name, if not [`SERVED_MODEL`].
+    pub served_model: Option<String>,
 }
 
 /// What the double saw, for assertions.
@@ -217,7 +219,7 @@ impl Session {
         match event.get("type").and_then(Value::as_str) {
             Some("session.update") => match event.get("model").and_then(Value::as_str) {
                 None => error(ws, "Missing required field: model", "invalid_event"),
-                Some(SERVED_MODEL) => {
+                Some(m) if m == shared.faults.served_model.as_deref().unwrap_or(SERVED_MODEL) => {
                     self.validated = true;
                     true
                 }

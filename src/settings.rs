@@ -231,6 +231,27 @@ impl Settings {
         })
     }
 
+    pub fn latency(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.latency_ms))
+    }
+
+    pub fn lateness(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.lateness_ms))
+    }
+
+    /// overload=queue's bound (zero: none).
+    pub fn max_lag(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.max_lag_ms))
+    }
+
+    pub fn max_stream_duration(&self) -> gst::ClockTime {
+        gst::ClockTime::from_seconds(u64::from(self.max_stream_duration_s))
+    }
+
+    pub fn server_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(u64::from(self.server_timeout_ms))
+    }
+
     /// The served model's name, for engine=vllm.
     pub fn served_model(&self) -> String {
         self.model

@@ -153,18 +153,18 @@ impl Lifecycle {
         settings: &Settings,
         output: Box<dyn Output>,
     ) -> Result<(), gst::ErrorMessage> {
+        let report = super::report::Reporter::new(element);
         if settings.latency_ms < settings.least_latency_ms() {
-            gst::element_warning!(
-                element,
-                gst::CoreError::Clock,
-                (
+            report.warning(
+                super::report::Cause::Settings,
+                &format!(
                     "latency {} ms is less than delay {} ms and decode-interval {} ms need ({} ms): \
                      words can leave later than the latency promised; raise latency",
                     settings.latency_ms,
                     settings.delay_ms,
                     settings.decode_interval_ms,
                     settings.least_latency_ms()
-                )
+                ),
             );
         }
         let model = match (self.stream.take(), self.coming.take()) {
@@ -180,7 +180,7 @@ impl Lifecycle {
             }
         };
         self.input.reset();
-        self.core = Some(Arc::new(Core::start(model, settings, output)));
+        self.core = Some(Arc::new(Core::start(model, settings, output, report)));
         Ok(())
     }
 
@@ -248,10 +248,7 @@ fn remote_recognizer(
         give_up_after: (settings.max_lag_ms > 0)
             .then(|| std::time::Duration::from_millis(u64::from(settings.max_lag_ms))),
     };
-    new_remote(config).map_err(|e| {
-        let e = crate::recognizer::Error::from(e);
-        gst::error_msg!(super::error_domain(e.kind()), ("{}", e))
-    })
+    new_remote(config).map_err(|e| super::report::error_message(&e.into()))
 }
 
 #[cfg(feature = "vllm")]

@@ -14,13 +14,17 @@ mod fetch;
 mod inbox;
 pub mod input;
 pub mod lifecycle;
+mod overload;
+pub mod report;
 mod stats;
+mod stream_watch;
+mod timeline;
 mod worker;
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::recognizer::{self, Recognizer};
+use crate::recognizer::Recognizer;
 use crate::settings::Settings;
 
 pub use stats::Stats;
@@ -80,31 +84,6 @@ impl TimedCue {
     }
 }
 
-/// The GStreamer error domain a failure of this kind is posted in.
-pub fn error_domain(kind: recognizer::Kind) -> gst::ResourceError {
-    use recognizer::Kind;
-    match kind {
-        Kind::NotFound => gst::ResourceError::NotFound,
-        Kind::NotAuthorized => gst::ResourceError::NotAuthorized,
-        Kind::Unreachable => gst::ResourceError::OpenReadWrite,
-        Kind::Settings => gst::ResourceError::Settings,
-        Kind::Library | Kind::Stream => gst::ResourceError::Failed,
-    }
-}
-
-/// Posts `error` as an ERROR message of `element`.
-pub fn post_failure(element: &gst::Element, error: &recognizer::Error) {
-    match error.kind() {
-        recognizer::Kind::Library => {
-            gst::element_error!(element, gst::LibraryError::Failed, ("{}", error))
-        }
-        recognizer::Kind::Stream => {
-            gst::element_error!(element, gst::StreamError::Failed, ("{}", error))
-        }
-        kind => gst::element_error!(element, error_domain(kind), ("{}", error)),
-    }
-}
-
 /// Where the worker delivers its results. Called on the worker thread only.
 pub trait Output: Send + 'static {
     /// A word or line.
@@ -123,14 +102,9 @@ pub trait Output: Send + 'static {
     /// The pipeline went to PLAYING: a live sink waits for something to
     /// preroll on before it completes that state change.
     fn resume(&mut self) {}
-    /// The recognizer failed; the element should post an ERROR message.
-    fn error(&mut self, error: &recognizer::Error);
-    /// Something the user should know, for a WARNING message.
-    fn warning(&mut self, message: &str);
-    /// Something an application may act on, for an element message.
-    fn message(&mut self, structure: gst::Structure);
-    /// The element's running time now, if it has a clock.
-    fn running_time(&self) -> Option<gst::ClockTime>;
+    /// The recognizer failed (the ERROR is posted): nothing more comes
+    /// until a flush.
+    fn failed(&mut self) {}
 }
 
 /// The model a core runs on: loaded, or still coming (a download).
@@ -152,7 +126,12 @@ impl Core {
     /// Starts the worker on a model with a snapshot of the settings. A
     /// model still coming is waited for on the worker thread, so the state
     /// change does not wait and a stop ends the wait.
-    pub fn start(model: ModelSource, settings: &Settings, output: Box<dyn Output>) -> Core {
+    pub fn start(
+        model: ModelSource,
+        settings: &Settings,
+        output: Box<dyn Output>,
+        report: report::Reporter,
+    ) -> Core {
         let abort = match &model {
             ModelSource::Loaded(stream) => Some(stream.abort_handle()),
             ModelSource::Coming(_) => None,
@@ -166,7 +145,7 @@ impl Core {
                 let stream = wait_for_model(model, &worker_inbox)?;
                 worker_inbox.set_abort(stream.abort_handle());
                 worker_inbox.stats().set_backend(&stream.backend_name());
-                Some(worker::Worker::new(stream, &settings, output, worker_inbox).run())
+                Some(worker::Worker::new(stream, &settings, output, report, worker_inbox).run())
             })
             .expect("spawning the transcription worker");
         Core {

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::engine::SAMPLE_RATE;
+use crate::engine::{samples_to_ns, SAMPLE_RATE};
 
 /// A snapshot of the statistics of one element.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,10 +53,6 @@ pub struct Stats {
     pub backend: String,
 }
 
-fn samples_ns(samples: u64) -> u64 {
-    samples * 1_000_000_000 / u64::from(SAMPLE_RATE)
-}
-
 impl Stats {
     /// Processing time over audio time: below 1.0 keeps up with real time.
     pub fn real_time_factor(&self) -> f64 {
@@ -67,13 +63,13 @@ impl Stats {
     }
 
     pub fn lag(&self) -> gst::ClockTime {
-        gst::ClockTime::from_nseconds(samples_ns(self.queued_samples))
+        gst::ClockTime::from_nseconds(samples_to_ns(self.queued_samples))
     }
 
     pub fn to_structure(&self) -> gst::Structure {
         gst::Structure::builder("application/x-voxtralrt-stats")
-            .field("audio-received", samples_ns(self.received_samples))
-            .field("audio-transcribed", samples_ns(self.transcribed_samples))
+            .field("audio-received", samples_to_ns(self.received_samples))
+            .field("audio-transcribed", samples_to_ns(self.transcribed_samples))
             .field("real-time-factor", self.real_time_factor())
             .field("lag", self.lag().nseconds())
             .field("words", self.cues)
@@ -83,9 +79,9 @@ impl Stats {
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)
             .field("samples-dropped-by-seek", self.seek_dropped_samples)
-            .field("audio-skipped", samples_ns(self.skipped_samples))
+            .field("audio-skipped", samples_to_ns(self.skipped_samples))
             .field("reconnects", self.reconnects)
-            .field("audio-resent", samples_ns(self.resent_samples))
+            .field("audio-resent", samples_to_ns(self.resent_samples))
             .field("frames-ignored", self.ignored_frames)
             .field("backend", &self.backend)
             .build()

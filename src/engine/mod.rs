@@ -4,12 +4,12 @@
 //! The speech engine: a safe layer over transcribe.cpp's C API. This module
 //! is the only code in the crate that calls into the library.
 
+mod decoder_position;
 mod error;
 mod gguf;
 mod log;
 mod model;
 mod pool;
-mod progress;
 mod samples;
 mod stream;
 
@@ -19,7 +19,7 @@ pub use pool::{ModelLease, ModelPool, IDLE_TIMEOUT};
 pub use samples::{Converted, SampleConverter, SampleFormat};
 pub use stream::{
     validate_delay, AbortHandle, Stream, StreamConfig, StreamState, TextUpdate,
-    DECODE_INTERVAL_RANGE, FRAME_MS, TOKEN_LOOKAHEAD_SAMPLES,
+    DECODE_INTERVAL_RANGE, TOKEN_LOOKAHEAD_SAMPLES,
 };
 
 /// The debug category of the engine, for lines about the engine's behaviour.
@@ -27,6 +27,21 @@ pub use log::CAT as LOG_CAT;
 
 /// The only sample rate the model takes.
 pub const SAMPLE_RATE: u32 = 16_000;
+
+/// Audio the model consumes per generated token.
+pub const FRAME_MS: u32 = 80;
+/// The same in samples.
+pub const FRAME_SAMPLES: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 1000;
+
+/// `samples` of model audio as nanoseconds.
+pub fn samples_to_ns(samples: u64) -> u64 {
+    samples * 1_000_000_000 / u64::from(SAMPLE_RATE)
+}
+
+/// `ns` of model audio as samples (rounded down).
+pub fn ns_to_samples(ns: u64) -> u64 {
+    ns * u64::from(SAMPLE_RATE) / 1_000_000_000
+}
 
 /// Installs the bridge from the library's log to GStreamer's debug log. Done
 /// automatically before the first load; call it earlier to see backend

@@ -10,14 +10,10 @@ use std::sync::Arc;
 
 use transcribe_cpp_sys as ffi;
 
+use super::decoder_position::{DecoderProgress, Verdict};
 use super::model::engine_error;
 use super::pool::{ModelLease, ModelPool};
-use super::progress::{DecoderProgress, Verdict};
-use super::{log, Error, Model, ModelSpec, SAMPLE_RATE};
-
-/// Audio the model consumes per generated token.
-pub const FRAME_MS: u32 = 80;
-pub(super) const FRAME_SAMPLES: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 1000;
+use super::{log, Error, Model, ModelSpec, FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE};
 
 /// Audio that must be in, beyond the delay, before the token of a frame can
 /// be decoded: the 80 ms frame itself and the rest of its last mel window
@@ -263,7 +259,7 @@ impl Stream {
     }
 
     /// Whether the stream notices at once when the model ends it on its own
-    /// (see `progress.rs`); if not, only the text stopping tells.
+    /// (see `decoder_position.rs`); if not, only the text stopping tells.
     pub fn sees_model_end(&self) -> bool {
         self.progress.can_see_the_end()
     }

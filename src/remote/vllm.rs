@@ -21,10 +21,9 @@ use std::time::{Duration, Instant};
 use super::protocol::{self, Event};
 use super::socket::{Read, Socket};
 use super::{Error, ServerConfig};
-use crate::engine::{FRAME_MS, SAMPLE_RATE};
+use crate::engine::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
 use crate::recognizer::{self, AbortHandle, Notice, Recognizer, StreamConfig, TextUpdate};
 
-const FRAME: u64 = FRAME_MS as u64 * SAMPLE_RATE as u64 / 1000;
 /// Audio past a frame's end, beyond the delay, after which a feed waits for
 /// the frame's delta: vLLM decodes a frame once 2.5 ms of look-ahead are in
 /// (the model's tekken.json), and the local engine once the frame's last mel

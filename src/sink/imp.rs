@@ -14,6 +14,7 @@ use gst_base::subclass::prelude::*;
 use super::FileFormatChoice;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
+use crate::core::report::Reporter;
 use crate::core::{Core, Output, TimedCue};
 use crate::settings::{OutputMode, Settings, SettingsCell};
 use crate::transcript::format::{FileCue, FileFormat};
@@ -135,6 +136,7 @@ struct SinkOutput {
     file: Option<TranscriptFile>,
     line_cues: bool,
     post_messages: bool,
+    report: Reporter,
     eos: Arc<EosLatch>,
 }
 
@@ -158,10 +160,7 @@ impl Output for SinkOutput {
         let times = Self::times(&cue);
         gst::debug!(CAT, obj = element, "cue {:?}", times);
         if self.post_messages {
-            let message = gst::message::Element::builder(cue.transcript_message())
-                .src(&element)
-                .build();
-            let _ = element.post_message(message);
+            self.report.message(cue.transcript_message());
         }
         element.emit_by_name::<()>(
             "transcript",
@@ -198,31 +197,8 @@ impl Output for SinkOutput {
         self.eos.finish(true);
     }
 
-    fn error(&mut self, error: &crate::recognizer::Error) {
-        if let Some(element) = self.element.upgrade() {
-            crate::core::post_failure(element.upcast_ref(), error);
-        }
+    fn failed(&mut self) {
         self.eos.finish(false);
-    }
-
-    fn warning(&mut self, message: &str) {
-        if let Some(element) = self.element.upgrade() {
-            gst::element_warning!(element, gst::CoreError::Clock, ("{}", message));
-        }
-    }
-
-    fn running_time(&self) -> Option<gst::ClockTime> {
-        self.element.upgrade()?.current_running_time()
-    }
-
-    fn message(&mut self, structure: gst::Structure) {
-        if let Some(element) = self.element.upgrade() {
-            let _ = element.post_message(
-                gst::message::Element::builder(structure)
-                    .src(&element)
-                    .build(),
-            );
-        }
     }
 }
 
@@ -256,6 +232,7 @@ impl Sink {
             file,
             line_cues: settings.output == OutputMode::Lines,
             post_messages: self.sink_settings.lock().unwrap().post_messages,
+            report: Reporter::new(self.obj().upcast_ref()),
             eos: self.eos.clone(),
         }
     }

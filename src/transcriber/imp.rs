@@ -11,6 +11,7 @@ use gst::subclass::prelude::*;
 use crate::caption::{self, CcFormat, Encoder, Framerate, Losses, Packer};
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
+use crate::core::report::{Cause, Reporter};
 use crate::core::{Core, Output, TimedCue};
 use crate::settings::{Settings, SettingsCell};
 
@@ -95,6 +96,7 @@ struct SrcOutput {
     segment_start: gst::ClockTime,
     caption_losses: Arc<CaptionLosses>,
     post_messages: Arc<AtomicBool>,
+    report: Reporter,
     /// What was warned about in this stream (from STREAM_START on).
     warned_replaced: bool,
     warned_dropped: bool,
@@ -242,14 +244,16 @@ impl SrcOutput {
         let carries_708 = captions.packer.format().carries_708();
         let replaced = new.cea608_replaced > 0 || (carries_708 && new.cea708_replaced > 0);
         if replaced && !std::mem::replace(&mut self.warned_replaced, true) {
-            self.warning(
+            self.report.warning(
+                Cause::Captions,
                 "closed captions: characters that CEA-608/708 cannot show were replaced by an \
                  ASCII transliteration or '?' (counted in stats as caption-chars-replaced-608 \
                  and -708)",
             );
         }
         if new.cea608_dropped_words > 0 && !std::mem::replace(&mut self.warned_dropped, true) {
-            self.warning(
+            self.report.warning(
+                Cause::Captions,
                 "closed captions: speech came faster than CEA-608 can carry it (2 characters a \
                  frame); the oldest words were dropped to keep the captions within 1 s of the \
                  speech (counted in stats as caption-words-dropped; CEA-708 has them all)",
@@ -325,7 +329,7 @@ impl Output for SrcOutput {
     fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
         self.check_reconfigure();
         if self.post_messages.load(Ordering::Relaxed) {
-            self.message(cue.transcript_message());
+            self.report.message(cue.transcript_message());
         }
         if let Kind::Text = self.kind {
             gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
@@ -409,32 +413,6 @@ impl Output for SrcOutput {
             self.srcpad.push_event(
                 gst::event::Gap::builder(position)
                     .duration(gst::ClockTime::ZERO)
-                    .build(),
-            );
-        }
-    }
-
-    fn error(&mut self, error: &crate::recognizer::Error) {
-        if let Some(element) = self.element() {
-            crate::core::post_failure(element.upcast_ref(), error);
-        }
-    }
-
-    fn warning(&mut self, message: &str) {
-        if let Some(element) = self.element() {
-            gst::element_warning!(element, gst::CoreError::Clock, ("{}", message));
-        }
-    }
-
-    fn running_time(&self) -> Option<gst::ClockTime> {
-        self.element()?.current_running_time()
-    }
-
-    fn message(&mut self, structure: gst::Structure) {
-        if let Some(element) = self.element() {
-            let _ = element.post_message(
-                gst::message::Element::builder(structure)
-                    .src(&element)
                     .build(),
             );
         }
@@ -539,6 +517,7 @@ impl Transcriber {
             segment_start: gst::ClockTime::ZERO,
             caption_losses: self.caption_losses.clone(),
             post_messages: self.post_messages.clone(),
+            report: Reporter::new(self.obj().upcast_ref()),
             warned_replaced: false,
             warned_dropped: false,
             discont: true,

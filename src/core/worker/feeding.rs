@@ -1,0 +1,218 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The worker's model streams: audio in, aligned to the timeline; streams
+//! begun, fed, restarted and finished; their text placed and handed on.
+
+use std::time::Instant;
+
+use crate::engine::{ns_to_samples, samples_to_ns};
+use crate::recognizer::TextUpdate;
+use crate::settings::MAX_FILLED_HOLE_MS;
+use crate::transcript::{Output as Placed, Transcript};
+
+use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
+use super::{Active, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
+use crate::core::report::Cause;
+
+impl Worker {
+    pub(super) fn handle_audio(
+        &mut self,
+        samples: &[f32],
+        pts: Option<gst::ClockTime>,
+    ) -> Result<(), Stop> {
+        let mut samples = samples;
+        let pts = pts.map(gst::ClockTime::nseconds);
+        self.mark_skipped(pts);
+        if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
+            if pts > expected + ALIGNMENT_TOLERANCE_NS {
+                let hole = pts - expected;
+                if hole <= MAX_FILLED_HOLE_MS * 1_000_000 {
+                    self.feed_silence(hole)?;
+                } else {
+                    self.finish_stream(true)?;
+                    self.pass_gap(expected, pts, None);
+                }
+            } else if pts + ALIGNMENT_TOLERANCE_NS < expected {
+                let overlap = ns_to_samples(expected - pts).min(samples.len() as u64);
+                self.inbox.stats().update(|s| s.dropped_samples += overlap);
+                samples = &samples[overlap as usize..];
+            }
+        }
+        if samples.is_empty() {
+            return Ok(());
+        }
+        if self.active.is_none() {
+            let segment_start = self.timeline.segment.start();
+            let base = pts.unwrap_or_else(|| segment_start.map_or(0, gst::ClockTime::nseconds));
+            self.begin_stream(base)?;
+        }
+        // One decode interval at a time, so that the results of a long
+        // buffer leave as they come and a restart falls on a decode.
+        for slice in samples.chunks(self.stream_config.interval_samples()) {
+            self.feed(slice)?;
+            self.restart_if_long()?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
+        self.stream.reset();
+        if let Err(err) = self.stream.begin(self.stream_config) {
+            return Err(self.engine_failure(&err));
+        }
+        self.active = Some(Active {
+            base,
+            transcript: Transcript::new(self.transcript_config),
+        });
+        self.watch.begun();
+        Ok(())
+    }
+
+    pub(super) fn feed_silence(&mut self, ns: u64) -> Result<(), Stop> {
+        let silence = vec![0.0f32; ns_to_samples(ns) as usize];
+        for slice in silence.chunks(self.stream_config.interval_samples()) {
+            self.feed(slice)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn feed(&mut self, samples: &[f32]) -> Result<(), Stop> {
+        let started = Instant::now();
+        let result = self.stream.feed(samples);
+        let spent = started.elapsed();
+        self.inbox.stats().update(|s| {
+            s.processing += spent;
+            s.transcribed_samples += samples.len() as u64;
+        });
+        self.report_notices();
+        let updates = result.map_err(|err| self.engine_failure(&err))?;
+        let wrote = updates.iter().any(|u| !u.text.is_empty());
+        for update in &updates {
+            self.place(update)?;
+        }
+        let advice = self.stream.slowness_advice();
+        let lag = self.inbox.stats().lag().nseconds();
+        if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, &advice) {
+            self.report.warning(Cause::Overload, &warning);
+        }
+        self.restart_a_stopped_model(samples, wrote)
+    }
+
+    /// The fallback for a recognizer that cannot see the model end its
+    /// stream (`StreamWatch::model_seems_stopped`).
+    pub(super) fn restart_a_stopped_model(
+        &mut self,
+        samples: &[f32],
+        wrote: bool,
+    ) -> Result<(), Stop> {
+        if self.stream.sees_model_end() || self.active.is_none() {
+            return Ok(());
+        }
+        if !self.watch.model_seems_stopped(samples, wrote) {
+            return Ok(());
+        }
+        let next_base = self.expected_position().unwrap_or(0);
+        gst::info!(
+            crate::engine::LOG_CAT,
+            "no text for {} s of sound: the model may have ended its stream, starting a new one",
+            STOPPED_MODEL_AFTER_NS / 1_000_000_000
+        );
+        self.inbox.stats().update(|s| s.stopped_model_restarts += 1);
+        self.finish_stream(true)?;
+        self.begin_stream(next_base)
+    }
+
+    /// Reports what the recognizer noticed besides text.
+    pub(super) fn report_notices(&mut self) {
+        for notice in self.stream.take_notices() {
+            crate::core::report::notice(&self.report, self.inbox.stats(), notice);
+        }
+    }
+
+    /// Ends the model's stream, handing on every word it still held.
+    /// `restart` counts it as a restart rather than the end of the input.
+    pub(super) fn finish_stream(&mut self, restart: bool) -> Result<(), Stop> {
+        if self.active.is_none() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let result = self.stream.finalize();
+        let spent = started.elapsed();
+        self.report_notices();
+        self.inbox.stats().update(|s| {
+            s.processing += spent;
+            s.stream_restarts += u64::from(restart);
+        });
+        let updates = result.map_err(|err| self.engine_failure(&err))?;
+        for update in &updates {
+            self.place(update)?;
+        }
+        self.active = None;
+        Ok(())
+    }
+
+    /// Starts a new stream once this one is long, at a pause if one comes
+    /// within the grace period.
+    pub(super) fn restart_if_long(&mut self) -> Result<(), Stop> {
+        let Some(active) = &self.active else {
+            return Ok(());
+        };
+        let length = samples_to_ns(self.stream.samples_received());
+        if self
+            .watch
+            .long_enough(length, active.transcript.held_text().is_empty())
+        {
+            let next_base = active.base + length;
+            self.finish_stream(true)?;
+            self.begin_stream(next_base)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn place(&mut self, update: &TextUpdate) -> Result<(), Stop> {
+        let Some(active) = self.active.as_mut() else {
+            return Ok(());
+        };
+        if !update.resumed_from.is_empty() {
+            let ended = update.resumed_from.len() as u64;
+            self.inbox
+                .stats()
+                .update(|s| s.model_ended_streams += ended);
+        }
+        let placed = if update.is_final {
+            let end = samples_to_ns(update.audio_end);
+            active.transcript.finish(&update.text, end)
+        } else {
+            let heard = samples_to_ns(update.heard_until);
+            active.transcript.push(&update.text, heard)
+        };
+        let base = active.base;
+        for item in placed {
+            self.hand_on(base, item)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn hand_on(&mut self, base: u64, item: Placed) -> Result<(), Stop> {
+        let cue = match item {
+            Placed::Gap { start, end } => {
+                self.pass_gap(base + start, base + end, None);
+                return Ok(());
+            }
+            Placed::Cue(cue) => self.timeline.timed_cue(base, cue),
+        };
+        match self.output.cue(cue) {
+            Ok(_) => {
+                self.owe_gap = true;
+                self.inbox.stats().update(|s| s.cues += 1);
+                Ok(())
+            }
+            Err(gst::FlowError::Flushing) => Err(Stop::Stale),
+            Err(flow) => {
+                self.inbox.set_flow(self.epoch, flow);
+                Err(Stop::Failed)
+            }
+        }
+    }
+}

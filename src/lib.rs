@@ -4,15 +4,24 @@
 #![allow(clippy::non_send_fields_in_send_ty)]
 #![doc = include_str!("../README.md")]
 
+// The elements are the plugin's interface; the rest is public for the
+// tests, benches, fuzz targets and examples only.
+#[doc(hidden)]
 pub mod caption;
-pub mod core;
+pub(crate) mod core;
+#[doc(hidden)]
 pub mod engine;
-pub mod models;
+#[doc(hidden)]
+pub mod loading;
+#[doc(hidden)]
 pub mod recognizer;
+#[doc(hidden)]
 pub mod remote;
+#[doc(hidden)]
 pub mod settings;
 pub mod sink;
 pub mod transcriber;
+#[doc(hidden)]
 pub mod transcript;
 
 /// Tests: makes `element` (either of this plugin's elements) wrap the
@@ -47,6 +56,7 @@ gst::plugin_define!(
     "MPL",
     env!("CARGO_PKG_NAME"),
     env!("CARGO_PKG_NAME"),
-    env!("CARGO_PKG_REPOSITORY"),
+    // GStreamer's own wording when a plugin has no public home (yet).
+    "Unknown package origin",
     env!("BUILD_REL_DATE")
 );

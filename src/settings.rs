@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use gst::glib;
 use gst::prelude::*;
 
-use crate::caption;
-use crate::engine::{self, Backend, ModelSpec, StreamConfig};
+use crate::engine::{self, Backend, StreamConfig};
 use crate::transcript::{Segmentation, TranscriptConfig};
 
 pub const DEFAULT_DELAY_MS: u32 = 480;
@@ -141,6 +140,19 @@ impl From<BackendChoice> for Backend {
     }
 }
 
+/// Marks the enums of the shared properties as plugin API, for the
+/// documentation tools.
+pub fn mark_enums_as_plugin_api() {
+    for t in [
+        EngineChoice::static_type(),
+        OutputMode::static_type(),
+        BackendChoice::static_type(),
+        Overload::static_type(),
+    ] {
+        t.mark_as_plugin_api(gst::PluginAPIFlags::empty());
+    }
+}
+
 /// The values behind the properties.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -169,9 +181,6 @@ pub struct Settings {
     /// overload=queue: the most live audio kept waiting, so that memory
     /// stays bounded however long the model stays behind (0: no bound).
     pub max_lag_ms: u32,
-    /// voxtralrttranscriber only, for closed caption output.
-    pub caption_mode: CaptionMode,
-    pub caption_clear_after_ms: u32,
 }
 
 impl Default for Settings {
@@ -196,8 +205,6 @@ impl Default for Settings {
             max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
-            caption_mode: CaptionMode::RollUp2,
-            caption_clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
         }
     }
 }
@@ -207,30 +214,6 @@ impl Default for Settings {
 pub struct Rejected(pub String);
 
 impl Settings {
-    /// The model to load, or why there is none.
-    pub fn model_spec(&self) -> Result<ModelSpec, engine::Error> {
-        // model-path wins; a name stands for its hf:// reference, which the
-        // element fetches into the cache.
-        let by_name = || {
-            let name = self.model.as_deref().filter(|m| !m.is_empty())?;
-            match crate::models::ModelRef::from_model_name(name).ok()? {
-                crate::models::ModelRef::Hub(file) => Some(PathBuf::from(file.to_string())),
-                crate::models::ModelRef::Path(path) => Some(path),
-            }
-        };
-        let path = self
-            .model_path
-            .clone()
-            .filter(|p| !p.as_os_str().is_empty())
-            .or_else(by_name)
-            .ok_or(engine::Error::NoModelPath)?;
-        Ok(ModelSpec {
-            path,
-            backend: self.backend.into(),
-            device: u32::try_from(self.device).ok(),
-        })
-    }
-
     pub fn latency(&self) -> gst::ClockTime {
         gst::ClockTime::from_mseconds(u64::from(self.latency_ms))
     }
@@ -349,7 +332,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("server-timeout")
                     .nick("Server timeout (ms)")
-                    .blurb("engine=vllm: a server that answers no audio for this long is reconnected, as after a dropped connection")
+                    .blurb("engine=vllm: a server that answers no audio for this long (ms) is reconnected, as after a dropped connection")
                     .minimum(500)
                     .maximum(600_000)
                     .default_value(d.server_timeout_ms)
@@ -357,17 +340,17 @@ impl Settings {
                     .build(),
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
-                    .blurb("engine=local only. The Voxtral Mini 4B Realtime GGUF model: a local file, or a Hub file as hf://OWNER/REPO[@REVISION]/FILE or hf://OWNER/REPO:QUANT (e.g. hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf:Q4_K_M), downloaded once into the Hugging Face cache (HF_HOME, HF_ENDPOINT, HF_TOKEN; HF_HUB_OFFLINE=1 uses only the cache) with Progress messages. Loaded when the element goes to READY; elements on the same file share loaded models when they can")
+                    .blurb("engine=local: the Voxtral Mini 4B Realtime GGUF file, or a Hub file (hf://OWNER/REPO[@REV]/FILE, hf://OWNER/REPO:QUANT) fetched once into the Hugging Face cache")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("model")
                     .nick("Model")
-                    .blurb("engine=vllm: the served model's name (default mistralai/Voxtral-Mini-4B-Realtime-2602). engine=local: a model by name, used when model-path is not set: a preset (q4_k_m: 2.83 GB, the one to start with; q5_k_m, q6_k, q8_0, f16, bf16; the transcribe.cpp GGUFs in hf://memoravox/Voxtral-Mini-4B-Realtime-2602-gguf, found by quantisation tag in its file listing) or an hf://OWNER/REPO[@REVISION]/FILE reference. Fetched once into the Hugging Face cache (see model-path); an unknown name is refused with a WARNING")
+                    .blurb("engine=vllm: the served model (default mistralai/Voxtral-Mini-4B-Realtime-2602). engine=local, without model-path: a preset (q4_k_m, q8_0, ...) or an hf:// reference")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("delay")
                     .nick("Transcription delay (ms)")
-                    .blurb("How far the model's text lags the audio: a multiple of 80 from 80 to 1200, or 2400. With engine=vllm the server fixes it (its tekken.json): state the server's value here, for timing. Longer is more accurate (FLEURS English WER 6.5% at 160 ms, 4.9% at 480 ms, 4.1% at 2400 ms), shorter is faster")
+                    .blurb("How far the text lags the audio (ms): a multiple of 80 up to 1200, or 2400; longer is more accurate. With engine=vllm, the server's value")
                     .minimum(80)
                     .maximum(2400)
                     .default_value(d.delay_ms)
@@ -375,7 +358,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("decode-interval")
                     .nick("Decode interval (ms)")
-                    .blurb("Audio gathered between two decodes of the model. Word timestamps have this precision (measured worst error with a timing fixture: 0 ms at 80, 80 ms at 160, 160 ms at 320) and words leave up to this much later. 160 by default: at 80 the engine needs 44% more CPU per second of audio (docs/benchmarks.md) to gain 80 ms")
+                    .blurb("Audio gathered between two decodes (ms): the grain of word timestamps and of latency; 80 costs 44% more CPU than 160")
                     .minimum(*engine::DECODE_INTERVAL_RANGE.start())
                     .maximum(*engine::DECODE_INTERVAL_RANGE.end())
                     .default_value(d.decode_interval_ms)
@@ -383,19 +366,19 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("latency")
                     .nick("Latency (ms)")
-                    .blurb("Time budget from a word's start in the audio to its output, added to upstream's latency in LATENCY queries. Words held back for more text are let go in time to meet it. For a live source whose audio the model cannot keep up with, a warning is posted once the lag exceeds it. Read when the element starts")
+                    .blurb("Time budget (ms) from a word's start to its output, added to upstream's in LATENCY answers; held words are let go to meet it")
                     .default_value(d.latency_ms)
                     .mutable_playing()
                     .build(),
                 glib::ParamSpecUInt::builder("lateness")
                     .nick("Lateness (ms)")
-                    .blurb("Offset added to the timestamps of the output (as transcriberbin expects of a transcriber). Read when the element starts")
+                    .blurb("Offset (ms) added to the output timestamps, as transcriberbin expects of a transcriber")
                     .default_value(d.lateness_ms)
                     .mutable_playing()
                     .build(),
                 glib::ParamSpecString::builder("language-code")
                     .nick("Language code")
-                    .blurb("Language of the speech, e.g. \"en-US\". The model detects the language by itself and does not use this value: it is only written into a language-code tag on the output")
+                    .blurb("The speech's language, e.g. en-US, written into a language-code tag only: the model detects the language itself")
                     .mutable_playing()
                     .build(),
                 glib::ParamSpecUInt::builder("threads")
@@ -420,7 +403,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecEnum::builder_with_default("output", d.output)
                     .nick("Output")
-                    .blurb("words: one buffer per word (as gst-plugins-rs transcribers, for transcriberbin and tttocea608); lines: one buffer per caption line of at most max-line-chars, cut at sentence ends and pauses (for srtenc, webvttenc, textoverlay and muxers)")
+                    .blurb("words: a buffer per word (transcriberbin, tttocea608); lines: a buffer per caption line of at most max-line-chars (srtenc, overlays, muxers)")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-line-chars")
@@ -433,28 +416,24 @@ impl Settings {
                     .build(),
                 glib::ParamSpecEnum::builder_with_default("overload", d.overload)
                     .nick("Overload policy")
-                    .blurb("Live input only, when the model falls behind it by more than latency (it is slower than real time here): skip: drop the oldest waiting audio and go on from the present in a new model stream (which first gets the delay and two decode intervals of audio), with a GAP over what was skipped, a WARNING per episode, a voxtralrt-skipped element message per skip and audio-skipped in stats; queue: keep everything and let the lag grow up to max-lag (64 KiB of memory per second of lag). Non-live input is never skipped: it is slowed down")
+                    .blurb("Live input the model falls behind by more than latency: skip the oldest audio and go on from the present, or queue it all up to max-lag")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-lag")
                     .nick("Most lag kept with overload=queue")
-                    .blurb("Live input with overload=queue: the most audio, in ms, kept waiting for a model that is slower than real time. Beyond it the oldest waiting audio is skipped as with overload=skip, so memory stays bounded: each second waiting costs 64 KiB (the default, 10 minutes, 37.5 MiB). 0: no bound")
+                    .blurb("overload=queue: the most live audio (ms) kept waiting, at 64 KiB per second; past it the oldest half is skipped. 0: no bound")
                     .default_value(d.max_lag_ms)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-stream-duration")
                     .nick("Maximum stream duration (s)")
-                    .blurb("Audio after which the model's stream is ended and a new one started, at a pause when there is one. The model cannot go past about 2.9 hours in one stream, and its per-decode cost grows with the stream")
+                    .blurb("Audio (s) after which the model's stream is restarted, at a pause if one comes: a stream cannot pass about 2.9 hours")
                     .minimum(1)
                     .maximum(10_000)
                     .default_value(d.max_stream_duration_s)
                     .mutable_ready()
                     .build(),
-                glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
-                    .nick("Statistics")
-                    .blurb("audio-received and audio-transcribed (ns), real-time-factor (processing time / audio time), lag (ns of audio waiting for the model), words (cues pushed), stream-restarts, model-ended-streams (the model ended its stream on its own; a new one took up from its end token), stopped-model-restarts (only with a transcribe.cpp whose stream end cannot be seen: the model wrote nothing for 4 s of sound and was restarted), samples-sanitized (NaN/Inf replaced by silence), samples-dropped (overlapping input), samples-dropped-by-seek (queued audio of an old segment that a non-flushing seek cut short), audio-skipped (ns of live audio skipped because the model fell behind: overload=skip, or overload=queue past max-lag), reconnects, audio-resent (ns) and frames-ignored (engine=vllm), backend; with caption output also caption-chars-replaced-608, caption-chars-replaced-708 (characters the caption sets cannot show, replaced) and caption-words-dropped (words dropped to keep 608 captions from lagging)")
-                    .read_only()
-                    .build(),
+
         ]
     }
 
@@ -482,7 +461,7 @@ impl Settings {
                 // a preset or a reference.
                 if let Some(name) = name.as_deref().filter(|n| !n.is_empty()) {
                     if self.engine == EngineChoice::Local {
-                        crate::models::ModelRef::from_model_name(name).map_err(|e| {
+                        crate::loading::ModelRef::from_model_name(name).map_err(|e| {
                             Rejected(format!(
                                 "{e} (for a vLLM server's model, set engine=vllm first)"
                             ))
@@ -509,10 +488,6 @@ impl Settings {
             }
             "overload" => self.overload = value.get().expect("type checked"),
             "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
-            "caption-mode" => self.caption_mode = value.get().expect("type checked"),
-            "caption-clear-after" => {
-                self.caption_clear_after_ms = value.get().expect("type checked")
-            }
             other => unreachable!("no property {other}"),
         }
         Ok(())
@@ -543,8 +518,6 @@ impl Settings {
             "max-stream-duration" => self.max_stream_duration_s.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),
-            "caption-mode" => self.caption_mode.to_value(),
-            "caption-clear-after" => self.caption_clear_after_ms.to_value(),
             other => unreachable!("no property {other}"),
         }
     }
@@ -594,91 +567,6 @@ impl SettingsCell {
     pub fn post_pending_warnings(&self, element: &gst::Element) {
         for message in std::mem::take(&mut *self.pending_warnings.lock().unwrap()) {
             gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
-        }
-    }
-}
-
-/// How closed captions appear (tttocea608's `mode` values).
-#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
-#[repr(u32)]
-#[enum_type(name = "GstVoxtralRtCaptionMode")]
-pub enum CaptionMode {
-    #[enum_value(
-        name = "Pop-on: each line is shown whole, when full, at a sentence end or a pause",
-        nick = "pop-on"
-    )]
-    PopOn = 0,
-    #[enum_value(
-        name = "Paint-on: characters appear as they come, one line",
-        nick = "paint-on"
-    )]
-    PaintOn = 1,
-    #[default]
-    #[enum_value(
-        name = "Roll-up, 2 rows: characters appear as they come, rows roll up (live captioning)",
-        nick = "roll-up2"
-    )]
-    RollUp2 = 2,
-    #[enum_value(name = "Roll-up, 3 rows", nick = "roll-up3")]
-    RollUp3 = 3,
-    #[enum_value(name = "Roll-up, 4 rows", nick = "roll-up4")]
-    RollUp4 = 4,
-}
-
-impl From<CaptionMode> for caption::Mode {
-    fn from(mode: CaptionMode) -> Self {
-        match mode {
-            CaptionMode::PopOn => caption::Mode::PopOn,
-            CaptionMode::PaintOn => caption::Mode::PaintOn,
-            CaptionMode::RollUp2 => caption::Mode::RollUp2,
-            CaptionMode::RollUp3 => caption::Mode::RollUp3,
-            CaptionMode::RollUp4 => caption::Mode::RollUp4,
-        }
-    }
-}
-
-impl Settings {
-    /// The closed caption properties, which only voxtralrttranscriber has
-    /// (its src pad can output captions).
-    pub fn caption_param_specs() -> Vec<glib::ParamSpec> {
-        let d = Settings::default();
-        vec![
-            glib::ParamSpecEnum::builder_with_default("caption-mode", d.caption_mode)
-                .nick("Caption mode")
-                .blurb("How closed captions appear when the src pad outputs closedcaption/x-cea-608 or x-cea-708 (tttocea608's modes). roll-up2 is what live captioning uses")
-                .mutable_ready()
-                .build(),
-            glib::ParamSpecUInt::builder("caption-clear-after")
-                .nick("Caption clear after (ms)")
-                .blurb("Closed captions: the screen is cleared this long after the last word ended")
-                .minimum(100)
-                .maximum(60_000)
-                .default_value(d.caption_clear_after_ms)
-                .mutable_ready()
-                .build(),
-        ]
-    }
-
-    /// `post-messages`: the sink posts by default (messages are one of its
-    /// outputs), the transcriber only when asked (its output is the pad).
-    pub fn post_messages_param_spec(default: bool) -> glib::ParamSpec {
-        glib::ParamSpecBoolean::builder("post-messages")
-            .nick("Post messages")
-            .blurb("Post a 'voxtralrt-transcript' element message on the bus for each word or line (text, pts, duration, running-time, running-time-end, stream-time, stream-time-end, is-final), e.g. to send the text on beside closed captions")
-            .default_value(default)
-            .mutable_playing()
-            .build()
-    }
-
-    /// The caption encoder's set-up for video at `framerate`.
-    pub fn caption_config(&self, framerate: caption::Framerate) -> caption::Config {
-        caption::Config {
-            mode: self.caption_mode.into(),
-            framerate,
-            timing: caption::Timing {
-                clear_after_ns: u64::from(self.caption_clear_after_ms) * 1_000_000,
-                ..caption::Timing::default()
-            },
         }
     }
 }

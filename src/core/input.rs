@@ -1,15 +1,14 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The sink-pad side both elements share: the caps they accept, turning
-//! buffers into samples, and loading the model with progress messages.
+//! The sink-pad side both elements share: the caps they accept and turning
+//! buffers into samples.
 
 use std::sync::LazyLock;
 
 use gst::prelude::*;
 
-use crate::engine::{SampleConverter, SampleFormat, Stream, SAMPLE_RATE};
-use crate::settings::Settings;
+use crate::engine::{SampleConverter, SampleFormat, SAMPLE_RATE};
 
 use super::Core;
 
@@ -120,61 +119,4 @@ impl AudioInput {
             live,
         })
     }
-}
-
-/// Loads the model for `element`, posting progress messages around the load
-/// so that applications can show it.
-pub fn open_stream(
-    element: &gst::Element,
-    settings: &Settings,
-) -> Result<Stream, gst::ErrorMessage> {
-    let spec = model_spec(settings)?;
-    let path = super::fetch::local_model_path(element, &spec.path)?;
-    open_stream_at(element, settings, path)
-}
-
-pub fn model_spec(settings: &Settings) -> Result<crate::engine::ModelSpec, gst::ErrorMessage> {
-    settings
-        .model_spec()
-        .map_err(|e| gst::error_msg!(gst::ResourceError::NotFound, ("{}", e)))
-}
-
-/// Loads the model file at `path` (a local file) with the settings'
-/// backend and threads.
-pub fn open_stream_at(
-    element: &gst::Element,
-    settings: &Settings,
-    path: std::path::PathBuf,
-) -> Result<Stream, gst::ErrorMessage> {
-    let mut spec = model_spec(settings)?;
-    spec.path = path;
-    let _ = element.post_message(
-        gst::message::Progress::builder(
-            gst::ProgressType::Start,
-            "load-model",
-            "Loading the Voxtral model",
-        )
-        .src(element)
-        .build(),
-    );
-    let result = Stream::open(&spec, settings.threads);
-    let (kind, text) = match &result {
-        Ok(_) => (gst::ProgressType::Complete, "Model loaded"),
-        Err(_) => (gst::ProgressType::Error, "Model load failed"),
-    };
-    let _ = element.post_message(
-        gst::message::Progress::builder(kind, "load-model", text)
-            .src(element)
-            .build(),
-    );
-    result.map_err(|e| {
-        use crate::engine::Error;
-        let resource_error = match e {
-            Error::ModelMissing { .. } | Error::NoModelPath => gst::ResourceError::NotFound,
-            Error::ModelUnreadable { .. } => gst::ResourceError::OpenRead,
-            Error::OutOfMemory { .. } => gst::ResourceError::NoSpaceLeft,
-            _ => gst::ResourceError::Settings,
-        };
-        gst::error_msg!(resource_error, ("{}", e))
-    })
 }

@@ -10,7 +10,6 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
-mod fetch;
 mod inbox;
 pub mod input;
 pub mod lifecycle;
@@ -27,7 +26,7 @@ use std::thread::JoinHandle;
 use crate::recognizer::Recognizer;
 use crate::settings::Settings;
 
-pub use stats::Stats;
+pub use stats::{param_spec as stats_param_spec, Stats};
 
 use inbox::{Inbox, Item};
 

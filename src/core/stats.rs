@@ -88,6 +88,17 @@ impl Stats {
     }
 }
 
+/// The read-only `stats` property both elements have; its fields are listed
+/// in the README ("Elements and properties").
+pub fn param_spec() -> gst::glib::ParamSpec {
+    use gst::glib::prelude::*;
+    gst::glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
+        .nick("Statistics")
+        .blurb("Read-only: audio received and transcribed, real-time factor, lag, words, restarts, samples sanitized/dropped/skipped, reconnections, backend (README lists every field)")
+        .read_only()
+        .build()
+}
+
 /// Statistics shared between the streaming thread and the worker.
 #[derive(Debug, Default)]
 pub(crate) struct SharedStats(Mutex<Stats>);

@@ -1,6 +1,20 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
+/**
+ * SECTION:element-voxtralrtsink
+ * @see_also: voxtralrttranscriber
+ *
+ * Transcribes 16 kHz mono speech like voxtralrttranscriber and ends the
+ * pipeline: each word or line goes out as a `voxtralrt-transcript` element
+ * message, a `transcript` signal and a line of a txt, srt, vtt or jsonl file.
+ *
+ * ## Example pipeline
+ * ```bash
+ * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! audioresample ! \
+ *     voxtralrtsink model=q4_k_m location=talk.jsonl
+ * ```
+ */
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
@@ -11,13 +25,13 @@ use gst::subclass::prelude::*;
 use gst_base::prelude::*;
 use gst_base::subclass::prelude::*;
 
+use super::file_format::{FileCue, FileFormat};
 use super::FileFormatChoice;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::Reporter;
 use crate::core::{Core, Output, TimedCue};
 use crate::settings::{OutputMode, Settings, SettingsCell};
-use crate::transcript::format::{FileCue, FileFormat};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -272,7 +286,13 @@ impl ObjectImpl for Sink {
                     .blurb("Format of the transcript file: txt, srt, vtt or jsonl; auto picks it from the location's extension")
                     .mutable_ready()
                     .build(),
-                Settings::post_messages_param_spec(true),
+                glib::ParamSpecBoolean::builder("post-messages")
+                    .nick("Post messages")
+                    .blurb("Post a voxtralrt-transcript element message per word or line (text and its buffer, running and stream times)")
+                    .default_value(true)
+                    .mutable_playing()
+                    .build(),
+                crate::core::stats_param_spec(),
             ]);
             props
         });
@@ -342,7 +362,7 @@ impl ElementImpl for Sink {
             gst::subclass::ElementMetadata::new(
                 "Voxtral Realtime transcription sink",
                 "Sink/Audio/Text",
-                "Transcribes speech with Mistral's Voxtral Mini 4B Realtime (transcribe.cpp) into \
+                "Transcribes speech with Mistral's Voxtral Mini 4B Realtime (transcribe.cpp or a vLLM server) into \
                  bus messages, a 'transcript' signal and a txt/srt/vtt/jsonl file",
                 "gst-plugin-voxtralrt authors",
             )

@@ -7,6 +7,7 @@
 use gst::glib;
 use gst::prelude::*;
 
+mod file_format;
 pub(crate) mod imp;
 
 /// The structure name of the element messages the sink posts per cue.
@@ -38,6 +39,8 @@ pub enum FileFormatChoice {
 }
 
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
+    crate::settings::mark_enums_as_plugin_api();
+    FileFormatChoice::static_type().mark_as_plugin_api(gst::PluginAPIFlags::empty());
     gst::Element::register(
         Some(plugin),
         "voxtralrtsink",

@@ -1,6 +1,21 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
+/**
+ * SECTION:element-voxtralrttranscriber
+ * @see_also: voxtralrtsink, transcriberbin
+ *
+ * Transcribes 16 kHz mono speech with Mistral's Voxtral Mini 4B Realtime, in
+ * this process (transcribe.cpp) or on a vLLM server (`engine=vllm`), and
+ * outputs one timed `text/x-raw` buffer per word or caption line, or
+ * CEA-608/708 closed captions when downstream asks for them.
+ *
+ * ## Example pipeline
+ * ```bash
+ * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! audioresample ! \
+ *     voxtralrttranscriber model=q4_k_m output=lines ! srtenc ! filesink location=talk.srt
+ * ```
+ */
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -14,6 +29,8 @@ use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::{Cause, Reporter};
 use crate::core::{Core, Output, TimedCue};
 use crate::settings::{Settings, SettingsCell};
+
+use super::captions::CaptionSettings;
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -29,6 +46,7 @@ pub struct Transcriber {
     settings: SettingsCell,
     state: Mutex<Lifecycle>,
     caption_losses: Arc<CaptionLosses>,
+    caption_settings: Mutex<CaptionSettings>,
     /// `post-messages`, read per cue so it can change while playing.
     post_messages: Arc<AtomicBool>,
 }
@@ -90,7 +108,7 @@ struct SrcOutput {
     srcpad: gst::Pad,
     language_code: Option<String>,
     caps_sent: bool,
-    settings: Settings,
+    captions: CaptionSettings,
     kind: Kind,
     /// Where the current segment starts: the origin of the frame grid.
     segment_start: gst::ClockTime,
@@ -162,10 +180,7 @@ impl SrcOutput {
             Kind::Text => {
                 let origin = self.position.unwrap_or(self.segment_start);
                 self.kind = Kind::Captions(Box::new(Captions {
-                    encoder: Encoder::new(
-                        self.settings.caption_config(framerate),
-                        origin.nseconds(),
-                    ),
+                    encoder: Encoder::new(self.captions.config(framerate), origin.nseconds()),
                     packer,
                     counted: Losses::default(),
                 }))
@@ -306,7 +321,7 @@ impl SrcOutput {
             let framerate = captions.packer.framerate();
             let format = captions.packer.format();
             captions.encoder = Encoder::new(
-                self.settings.caption_config(framerate),
+                self.captions.config(framerate),
                 self.segment_start.nseconds(),
             );
             captions.packer = Packer::new(format, framerate).expect("worked before");
@@ -512,7 +527,7 @@ impl Transcriber {
             srcpad: self.srcpad.clone(),
             language_code: settings.language_code.clone(),
             caps_sent: false,
-            settings: settings.clone(),
+            captions: *self.caption_settings.lock().unwrap(),
             kind: Kind::Text,
             segment_start: gst::ClockTime::ZERO,
             caption_losses: self.caption_losses.clone(),
@@ -583,6 +598,7 @@ impl ObjectSubclass for Transcriber {
             settings: SettingsCell::default(),
             state: Mutex::new(Lifecycle::default()),
             caption_losses: Arc::default(),
+            caption_settings: Mutex::default(),
             post_messages: Arc::default(),
         }
     }
@@ -592,8 +608,16 @@ impl ObjectImpl for Transcriber {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
             let mut properties = Settings::param_specs();
-            properties.extend(Settings::caption_param_specs());
-            properties.push(Settings::post_messages_param_spec(false));
+            properties.extend(CaptionSettings::param_specs());
+            properties.push(
+                glib::ParamSpecBoolean::builder("post-messages")
+                    .nick("Post messages")
+                    .blurb("Also post a voxtralrt-transcript element message per word or line (as voxtralrtsink does)")
+                    .default_value(false)
+                    .mutable_playing()
+                    .build(),
+            );
+            properties.push(crate::core::stats_param_spec());
             properties
         });
         PROPERTIES.as_ref()
@@ -603,6 +627,14 @@ impl ObjectImpl for Transcriber {
         if pspec.name() == "post-messages" {
             let post = value.get().expect("type checked");
             self.post_messages.store(post, Ordering::Relaxed);
+            return;
+        }
+        if self
+            .caption_settings
+            .lock()
+            .unwrap()
+            .set(pspec.name(), value)
+        {
             return;
         }
         self.settings
@@ -617,6 +649,9 @@ impl ObjectImpl for Transcriber {
         }
         if pspec.name() == "post-messages" {
             return self.post_messages.load(Ordering::Relaxed).to_value();
+        }
+        if let Some(value) = self.caption_settings.lock().unwrap().get(pspec.name()) {
+            return value;
         }
         self.settings.property(pspec)
     }
@@ -638,7 +673,8 @@ impl ElementImpl for Transcriber {
                 "Voxtral Realtime transcriber",
                 "Audio/Text/Filter",
                 "Transcribes speech to timestamped text (one buffer per word or caption line) with \
-                 Mistral's Voxtral Mini 4B Realtime, run locally through transcribe.cpp",
+                 Mistral's Voxtral Mini 4B Realtime, run locally through transcribe.cpp or on a \
+                 vLLM server",
                 "gst-plugin-voxtralrt authors",
             )
         });

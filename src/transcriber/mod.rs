@@ -6,13 +6,18 @@
 use gst::glib;
 use gst::prelude::*;
 
+mod captions;
 pub(crate) mod imp;
+
+pub use captions::CaptionMode;
 
 glib::wrapper! {
     pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object;
 }
 
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
+    crate::settings::mark_enums_as_plugin_api();
+    CaptionMode::static_type().mark_as_plugin_api(gst::PluginAPIFlags::empty());
     gst::Element::register(
         Some(plugin),
         "voxtralrttranscriber",

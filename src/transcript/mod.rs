@@ -15,7 +15,6 @@
 //! elements map them onto the pipeline's running time. Nothing in this module
 //! knows about GStreamer.
 
-pub mod format;
 #[cfg(test)]
 mod tests;
 

@@ -1,20 +1,13 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Which model file to load: a local path, an `hf://OWNER/REPO[@REVISION]/FILE`
-//! reference, or a preset; and, with the `download` feature, fetching Hub
-//! files into the cache that Python's huggingface_hub uses too. No
-//! GStreamer and no transcribe.cpp here: `src/engine/` stays the only code
-//! that calls the C library.
-
-#[cfg(feature = "download")]
-pub mod hub;
-mod presets;
+//! Names of model files: a local path, an `hf://OWNER/REPO[@REVISION]/FILE`
+//! reference, or a preset.
 
 use std::fmt;
 use std::path::PathBuf;
 
-pub use presets::{preset, preset_names, Preset, PRESETS, PRESET_REPO};
+use super::presets::{preset, preset_names};
 
 /// A file in a Hub model repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,6 +149,7 @@ fn is_safe_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::loading::PRESET_REPO;
 
     fn hub(s: &str) -> HubFile {
         match ModelRef::from_model_path(s).unwrap() {

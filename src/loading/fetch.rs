@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use std::sync::atomic::AtomicBool;
 
-use crate::models::{HubFile, ModelRef};
+use super::{HubFile, ModelRef};
 
 /// The Hub file `path` names, if it is an `hf://` reference.
-pub fn hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
+pub(super) fn hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
     let Some(value) = path.to_str().filter(|p| p.starts_with("hf://")) else {
         return Ok(None);
     };
@@ -26,7 +26,10 @@ pub fn hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
 
 /// The local file `path` stands for: itself, or the cached (downloaded if
 /// need be, without a way to cancel) Hub file it names.
-pub fn local_model_path(element: &gst::Element, path: &Path) -> Result<PathBuf, gst::ErrorMessage> {
+pub(super) fn local_model_path(
+    element: &gst::Element,
+    path: &Path,
+) -> Result<PathBuf, gst::ErrorMessage> {
     match hub_file(path)? {
         Some(file) => fetch(element, &file, &AtomicBool::new(false)),
         None => Ok(path.to_owned()),
@@ -35,13 +38,13 @@ pub fn local_model_path(element: &gst::Element, path: &Path) -> Result<PathBuf, 
 
 /// The Hub file `path` names when it is not in the cache yet: it must be
 /// downloaded before the model loads.
-pub fn uncached_hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
+pub(super) fn uncached_hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
     Ok(hub_file(path)?.filter(|file| cached(file).is_none()))
 }
 
 #[cfg(feature = "download")]
 fn cached(file: &HubFile) -> Option<PathBuf> {
-    crate::models::hub::Hub::from_env().cached(file)
+    super::hub::Hub::from_env().cached(file)
 }
 
 #[cfg(not(feature = "download"))]
@@ -50,7 +53,7 @@ fn cached(_file: &HubFile) -> Option<PathBuf> {
 }
 
 #[cfg(not(feature = "download"))]
-pub fn fetch(
+pub(super) fn fetch(
     _element: &gst::Element,
     file: &HubFile,
     _cancel: &AtomicBool,
@@ -68,12 +71,12 @@ pub fn fetch(
 /// Downloads `file` into the cache with Progress messages; `cancel` stops
 /// it within about a second, keeping what came for the next attempt.
 #[cfg(feature = "download")]
-pub fn fetch(
+pub(super) fn fetch(
     element: &gst::Element,
     file: &HubFile,
     cancel: &AtomicBool,
 ) -> Result<PathBuf, gst::ErrorMessage> {
-    use crate::models::hub::{FetchError, Hub};
+    use super::hub::{FetchError, Hub};
     use gst::prelude::*;
     let hub = Hub::from_env();
     if let Some(path) = hub.cached(file) {
@@ -87,7 +90,7 @@ pub fn fetch(
         );
     };
     post(gst::ProgressType::Start, format!("Downloading {file}"));
-    let mut report = |p: crate::models::hub::Progress| {
+    let mut report = |p: super::hub::Progress| {
         post(
             gst::ProgressType::Continue,
             format!(

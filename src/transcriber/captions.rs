@@ -1,0 +1,116 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The closed caption properties, which only voxtralrttranscriber has (its
+//! src pad can output captions).
+
+use gst::glib;
+use gst::prelude::*;
+
+use crate::caption;
+
+/// How closed captions appear (tttocea608's `mode` values).
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtCaptionMode")]
+pub enum CaptionMode {
+    #[enum_value(
+        name = "Pop-on: each line is shown whole, when full, at a sentence end or a pause",
+        nick = "pop-on"
+    )]
+    PopOn = 0,
+    #[enum_value(
+        name = "Paint-on: characters appear as they come, one line",
+        nick = "paint-on"
+    )]
+    PaintOn = 1,
+    #[default]
+    #[enum_value(
+        name = "Roll-up, 2 rows: characters appear as they come, rows roll up (live captioning)",
+        nick = "roll-up2"
+    )]
+    RollUp2 = 2,
+    #[enum_value(name = "Roll-up, 3 rows", nick = "roll-up3")]
+    RollUp3 = 3,
+    #[enum_value(name = "Roll-up, 4 rows", nick = "roll-up4")]
+    RollUp4 = 4,
+}
+
+impl From<CaptionMode> for caption::Mode {
+    fn from(mode: CaptionMode) -> Self {
+        match mode {
+            CaptionMode::PopOn => caption::Mode::PopOn,
+            CaptionMode::PaintOn => caption::Mode::PaintOn,
+            CaptionMode::RollUp2 => caption::Mode::RollUp2,
+            CaptionMode::RollUp3 => caption::Mode::RollUp3,
+            CaptionMode::RollUp4 => caption::Mode::RollUp4,
+        }
+    }
+}
+
+/// The values behind the caption properties.
+#[derive(Debug, Clone, Copy)]
+pub struct CaptionSettings {
+    pub mode: CaptionMode,
+    pub clear_after_ms: u32,
+}
+
+impl Default for CaptionSettings {
+    fn default() -> Self {
+        Self {
+            mode: CaptionMode::RollUp2,
+            clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
+        }
+    }
+}
+
+impl CaptionSettings {
+    pub fn param_specs() -> Vec<glib::ParamSpec> {
+        let d = CaptionSettings::default();
+        vec![
+            glib::ParamSpecEnum::builder_with_default("caption-mode", d.mode)
+                .nick("Caption mode")
+                .blurb("How captions appear with closed caption output (tttocea608's modes); roll-up2 is live captioning's")
+                .mutable_ready()
+                .build(),
+            glib::ParamSpecUInt::builder("caption-clear-after")
+                .nick("Caption clear after (ms)")
+                .blurb("Closed captions: the screen is cleared this long after the last word ended")
+                .minimum(100)
+                .maximum(60_000)
+                .default_value(d.clear_after_ms)
+                .mutable_ready()
+                .build(),
+        ]
+    }
+
+    /// Applies a caption property; false if `name` is not one.
+    pub fn set(&mut self, name: &str, value: &glib::Value) -> bool {
+        match name {
+            "caption-mode" => self.mode = value.get().expect("type checked"),
+            "caption-clear-after" => self.clear_after_ms = value.get().expect("type checked"),
+            _ => return false,
+        }
+        true
+    }
+
+    pub fn get(&self, name: &str) -> Option<glib::Value> {
+        match name {
+            "caption-mode" => Some(self.mode.to_value()),
+            "caption-clear-after" => Some(self.clear_after_ms.to_value()),
+            _ => None,
+        }
+    }
+
+    /// The caption encoder's set-up for video at `framerate`.
+    pub fn config(&self, framerate: caption::Framerate) -> caption::Config {
+        caption::Config {
+            mode: self.mode.into(),
+            framerate,
+            timing: caption::Timing {
+                clear_after_ns: u64::from(self.clear_after_ms) * 1_000_000,
+                ..caption::Timing::default()
+            },
+        }
+    }
+}

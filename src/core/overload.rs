@@ -17,9 +17,6 @@ pub(super) struct Situation {
     pub(super) lag_ns: u64,
     /// Samples the running model stream has had, if one runs.
     pub(super) stream_samples: Option<u64>,
-    /// How old the audio is on the pipeline clock (running time now minus
-    /// the audio's), if both are known.
-    pub(super) age_ns: Option<u64>,
 }
 
 /// A stretch of audio skipped, reported once transcription goes on.
@@ -75,12 +72,15 @@ impl OverloadPolicy {
     /// Whether the oldest waiting live audio must go: with skip when the
     /// model fell behind the live edge, with queue when more than `max-lag`
     /// of audio waits (memory stays bounded).
-    pub(super) fn must_skip(&self, now: &Situation) -> bool {
+    /// `age` tells how old the audio is on the pipeline clock (running
+    /// time now minus the audio's), if both are known; it is asked only
+    /// when needed, since it reads the clock.
+    pub(super) fn must_skip(&self, now: &Situation, age: impl FnOnce() -> Option<u64>) -> bool {
         if !now.live {
             return false;
         }
         match self.mode {
-            Overload::Skip => self.fell_behind(now),
+            Overload::Skip => self.fell_behind(now) && age().is_some_and(|a| a > self.latency_ns),
             Overload::Queue => self.max_lag_ns > 0 && now.lag_ns > self.max_lag_ns,
         }
     }
@@ -100,7 +100,6 @@ impl OverloadPolicy {
             return false;
         }
         now.lag_ns > self.latency_ns + samples_to_ns(self.interval_samples)
-            && now.age_ns.is_some_and(|age| age > self.latency_ns)
     }
 
     /// How much of the newest waiting audio a skip keeps: skip goes on from
@@ -195,13 +194,16 @@ mod tests {
         })
     }
 
-    fn behind(lag_ms: u64, age_ms: u64) -> Situation {
+    fn behind(lag_ms: u64) -> Situation {
         Situation {
             live: true,
             lag_ns: lag_ms * MS,
             stream_samples: Some(16_000 * 60),
-            age_ns: Some(age_ms * MS),
         }
+    }
+
+    fn aged(ms: u64) -> impl FnOnce() -> Option<u64> {
+        move || Some(ms * MS)
     }
 
     #[test]
@@ -259,10 +261,11 @@ mod tests {
     #[test]
     fn queue_skips_only_past_max_lag_and_keeps_half_of_it() {
         let q = policy(Overload::Queue, 2000);
-        assert!(!q.must_skip(&behind(2000, 60_000)));
-        assert!(q.must_skip(&behind(2001, 0)));
+        assert!(!q.must_skip(&behind(2000), aged(60_000)));
+        assert!(q.must_skip(&behind(2001), aged(0)));
         assert_eq!(q.samples_kept_by_a_skip(), 16_000);
-        assert!(!policy(Overload::Queue, 0).must_skip(&behind(3_600_000, 3_600_000)));
+        let unbounded = policy(Overload::Queue, 0);
+        assert!(!unbounded.must_skip(&behind(3_600_000), aged(3_600_000)));
         assert_eq!(policy(Overload::Skip, 0).samples_kept_by_a_skip(), 2560);
     }
 

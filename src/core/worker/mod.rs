@@ -302,16 +302,16 @@ impl Worker {
             live: self.inbox.is_live(),
             lag_ns: self.inbox.stats().lag().nseconds(),
             stream_samples: self.active.as_ref().map(|_| self.stream.samples_received()),
-            age_ns: pts
-                .zip(self.report.running_time())
-                .and_then(|(pts, now)| self.timeline.age(pts, now)),
         };
-        let skip = self.overload.must_skip(&situation);
+        let age = || {
+            let (pts, now) = pts.zip(self.report.running_time())?;
+            self.timeline.age(pts, now)
+        };
+        let skip = self.overload.must_skip(&situation, age);
         if skip {
             gst::info!(
                 crate::engine::LOG_CAT,
-                "audio {} ms old, {} ms waiting: skipping",
-                situation.age_ns.unwrap_or(0) / 1_000_000,
+                "{} ms of live audio waiting, the oldest older than the latency: skipping",
                 situation.lag_ns / 1_000_000
             );
         }

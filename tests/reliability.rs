@@ -444,16 +444,7 @@ fn run_with_fault(tail: &str) -> (bool, String, usize) {
             fed: 0,
         })
     });
-    pipeline.set_state(gst::State::Playing).unwrap();
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(60),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("the pipeline hung");
-    pipeline.set_state(gst::State::Null).unwrap();
+    let msg = common::run_to_end(pipeline.upcast_ref(), Duration::from_secs(60));
     let (ok, log) = match msg.view() {
         gst::MessageView::Error(e) => (false, e.error().to_string()),
         _ => (true, String::new()),
@@ -546,18 +537,9 @@ fn without_sight_of_the_end_token_a_model_silent_over_sound_is_restarted() {
         stream.ignore_decoder_polls();
         Box::new(stream)
     });
-    pipeline.set_state(gst::State::Playing).unwrap();
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(60),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("the pipeline hung");
+    let msg = common::run_to_end(pipeline.upcast_ref(), Duration::from_secs(60));
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     let stats = sink.property::<gst::Structure>("stats");
-    pipeline.set_state(gst::State::Null).unwrap();
     assert_eq!(stats.get::<u64>("stopped-model-restarts").unwrap(), 1);
     let words = std::fs::read_to_string(&out).unwrap();
     let words = words.split_whitespace().count();

@@ -428,16 +428,7 @@ fn the_sink_writes_the_same_words_through_the_remote_engine() {
         out.display()
     ))
     .unwrap();
-    pipeline.set_state(gst::State::Playing).unwrap();
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(60),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .unwrap();
-    pipeline.set_state(gst::State::Null).unwrap();
+    let msg = common::run_to_end(&pipeline, Duration::from_secs(60));
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     let lines = std::fs::read_to_string(&out).unwrap();
     let starts: Vec<u64> = lines

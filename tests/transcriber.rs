@@ -361,7 +361,7 @@ fn wrong_rate_or_channels_are_refused_at_negotiation() {
             Err(e) => assert!(e.to_string().contains("can't handle caps"), "{e}"),
             // ... or, where linking could not tell, when negotiating.
             Ok(pipeline) => {
-                let message = run_to_end(&pipeline, Duration::from_secs(20));
+                let message = common::run_to_end(&pipeline, Duration::from_secs(20));
                 assert!(
                     matches!(message.view(), gst::MessageView::Error(_)),
                     "{caps}: {message:?}"
@@ -375,27 +375,13 @@ fn wrong_rate_or_channels_are_refused_at_negotiation() {
             element_line("")
         );
         if let Ok(pipeline) = gst::parse::launch(&caps_filter_last) {
-            let message = run_to_end(&pipeline, Duration::from_secs(20));
+            let message = common::run_to_end(&pipeline, Duration::from_secs(20));
             assert!(
                 matches!(message.view(), gst::MessageView::Error(_)),
                 "{caps}: {message:?}"
             );
         }
     }
-}
-
-/// Plays `pipeline` until EOS or an error and returns that message.
-fn run_to_end(pipeline: &gst::Element, timeout: Duration) -> gst::Message {
-    let bus = pipeline.bus().unwrap();
-    let _ = pipeline.set_state(gst::State::Playing);
-    let message = bus
-        .timed_pop_filtered(
-            gst::ClockTime::from_nseconds(timeout.as_nanos() as u64),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("the pipeline neither ended nor failed in time");
-    pipeline.set_state(gst::State::Null).unwrap();
-    message
 }
 
 fn start_error(extra: &str) -> String {

@@ -210,33 +210,37 @@ mod tests {
     fn skip_needs_both_old_audio_and_a_long_queue() {
         let p = policy(Overload::Skip, 0);
         // Latency 1500 ms plus a 160 ms decode interval of queue.
-        assert!(p.must_skip(&behind(1700, 1600)));
+        assert!(p.must_skip(&behind(1700), aged(1600)));
         assert!(
-            !p.must_skip(&behind(1600, 1600)),
+            !p.must_skip(&behind(1600), aged(1600)),
             "a queue within latency + interval"
         );
         assert!(
-            !p.must_skip(&behind(1700, 1400)),
+            !p.must_skip(&behind(1700), aged(1400)),
             "audio younger than the latency"
         );
-        assert!(!p.must_skip(&Situation {
-            age_ns: None,
-            ..behind(1700, 0)
+        assert!(!p.must_skip(&behind(1700), || None));
+    }
+
+    #[test]
+    fn the_clock_is_read_only_when_the_queue_is_long() {
+        let p = policy(Overload::Skip, 0);
+        let read = std::cell::Cell::new(false);
+        assert!(!p.must_skip(&behind(100), || {
+            read.set(true);
+            Some(60_000 * MS)
         }));
+        assert!(!read.get());
     }
 
     #[test]
     fn non_live_input_is_never_skipped() {
-        let p = policy(Overload::Skip, 0);
-        assert!(!p.must_skip(&Situation {
+        let not_live = Situation {
             live: false,
-            ..behind(60_000, 60_000)
-        }));
-        let q = policy(Overload::Queue, 1000);
-        assert!(!q.must_skip(&Situation {
-            live: false,
-            ..behind(60_000, 60_000)
-        }));
+            ..behind(60_000)
+        };
+        assert!(!policy(Overload::Skip, 0).must_skip(&not_live, aged(60_000)));
+        assert!(!policy(Overload::Queue, 1000).must_skip(&not_live, aged(60_000)));
     }
 
     #[test]
@@ -245,17 +249,19 @@ mod tests {
         // 480 ms delay + 2 x 160 ms = 800 ms = 12800 samples.
         let young = Situation {
             stream_samples: Some(12_799),
-            ..behind(5000, 5000)
+            ..behind(5000)
         };
-        assert!(!p.must_skip(&young));
-        assert!(p.must_skip(&Situation {
+        assert!(!p.must_skip(&young, aged(5000)));
+        let grown = Situation {
             stream_samples: Some(12_800),
             ..young
-        }));
-        assert!(p.must_skip(&Situation {
+        };
+        assert!(p.must_skip(&grown, aged(5000)));
+        let none = Situation {
             stream_samples: None,
             ..young
-        }));
+        };
+        assert!(p.must_skip(&none, aged(5000)));
     }
 
     #[test]

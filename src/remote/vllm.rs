@@ -86,6 +86,9 @@ pub struct VllmRecognizer {
     space_owed: bool,
     connected_once: bool,
     notices: Vec<Notice>,
+    /// Frames that were not events of the protocol, since the last report
+    /// (a count, so that a flooding server costs no memory).
+    ignored: u64,
 }
 
 impl VllmRecognizer {
@@ -105,6 +108,7 @@ impl VllmRecognizer {
             space_owed: false,
             connected_once: false,
             notices: Vec::new(),
+            ignored: 0,
         })
     }
 
@@ -172,7 +176,7 @@ impl VllmRecognizer {
                     }
                     .into())
                 }
-                Read::Event(Event::Garbage) => self.notices.push(Notice::IgnoredFrames(1)),
+                Read::Event(Event::Garbage) => self.ignored += 1,
                 Read::Event(_) | Read::Nothing => {}
                 Read::Closed(why) => return Err(Interrupted::Dropped(Dropped(why))),
             }
@@ -421,7 +425,7 @@ impl VllmRecognizer {
                     ))));
                 }
                 Read::Event(Event::SessionCreated) => {}
-                Read::Event(_) => self.notices.push(Notice::IgnoredFrames(1)),
+                Read::Event(_) => self.ignored += 1,
             }
         }
         Ok(false)
@@ -603,19 +607,10 @@ impl VllmRecognizer {
         }
     }
 
-    /// Folds the ignored-frame notices into one.
+    /// Reports the frames ignored since the last report.
     fn take_ignored(&mut self) {
-        let ignored: u64 = self
-            .notices
-            .iter()
-            .map(|n| match n {
-                Notice::IgnoredFrames(k) => *k,
-                _ => 0,
-            })
-            .sum();
+        let ignored = std::mem::take(&mut self.ignored);
         if ignored > 0 {
-            self.notices
-                .retain(|n| !matches!(n, Notice::IgnoredFrames(_)));
             self.notices.push(Notice::IgnoredFrames(ignored));
         }
     }

@@ -321,3 +321,18 @@ pub fn push_in_real_time(
         after_each();
     }
 }
+
+/// Plays `pipeline` until EOS or an error and returns that message.
+pub fn run_to_end(pipeline: &gst::Element, timeout: std::time::Duration) -> gst::Message {
+    use gst::prelude::*;
+    let bus = pipeline.bus().unwrap();
+    let _ = pipeline.set_state(gst::State::Playing);
+    let message = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_nseconds(timeout.as_nanos() as u64),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("the pipeline neither ended nor failed in time");
+    pipeline.set_state(gst::State::Null).unwrap();
+    message
+}

@@ -473,3 +473,118 @@ fn the_readme_line_runs_against_a_server() {
     // The double heard the whole file.
     assert!(server.seen.lock().unwrap().samples > 16_000 * 5);
 }
+
+/// A CA and a certificate for localhost signed by it, made with openssl.
+fn test_ca(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            common::output_text(&out)
+        );
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=voxtralrt test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=localhost",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ]);
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+        "-out",
+        "server.pem",
+    ]);
+    (
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    )
+}
+
+#[test]
+fn wss_works_with_the_systems_ca_roots_and_a_key_goes_over_it() {
+    let dir = common::scratch_dir("remote-wss");
+    let (ca, cert, key) = test_ca(&dir);
+    let server = double(Faults {
+        tls: Some((cert, key)),
+        api_key: Some("k-over-tls".into()),
+        ..Faults::default()
+    });
+    // The system's roots, as rustls-native-certs reads them: here the test
+    // CA alone, through SSL_CERT_FILE (which it honours).
+    std::env::set_var("SSL_CERT_FILE", &ca);
+    let (audio, frames) = tone();
+    let run = transcribe(
+        &server.tls_url(),
+        SERVED_MODEL,
+        &audio,
+        "api-key=k-over-tls",
+    );
+    assert_every_word_at_its_frame(&run, &frames);
+    assert!(server
+        .seen
+        .lock()
+        .unwrap()
+        .authorizations
+        .contains(&"Bearer k-over-tls".to_string()));
+    // A server whose certificate the roots do not vouch for is refused.
+    std::env::set_var("SSL_CERT_FILE", dir.join("server.pem"));
+    let other = double(Faults {
+        tls: Some((dir.join("ca.pem"), dir.join("ca.key"))),
+        ..Faults::default()
+    });
+    let run = transcribe(&other.tls_url(), SERVED_MODEL, &audio[..16_000], "");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(
+        run.errors[0].contains(&other.tls_url()),
+        "{}",
+        run.errors[0]
+    );
+}

@@ -55,6 +55,66 @@ pub struct Faults {
     pub step_time: Option<Duration>,
     /// The served model's name, if not [`SERVED_MODEL`].
     pub served_model: Option<String>,
+    /// Serve wss:// with this certificate chain and key (PEM files).
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+}
+
+/// A client connection, plain or TLS.
+pub enum Conn {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, TcpStream>>),
+}
+
+impl Conn {
+    /// Cuts the connection, as a crash would.
+    fn cut(&mut self) {
+        let tcp = match self {
+            Conn::Plain(tcp) => tcp,
+            Conn::Tls(tls) => &mut tls.sock,
+        };
+        let _ = tcp.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+impl std::io::Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.read(buf),
+            Conn::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl std::io::Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.write(buf),
+            Conn::Tls(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Conn::Plain(s) => s.flush(),
+            Conn::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// The server side of TLS for `faults.tls`.
+fn tls_config(cert: &std::path::Path, key: &std::path::Path) -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain = CertificateDer::pem_file_iter(cert)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_file(key).unwrap();
+    Arc::new(
+        rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .unwrap(),
+    )
 }
 
 /// What the double saw, for assertions.
@@ -134,6 +194,11 @@ impl Double {
     pub fn url(&self) -> String {
         format!("ws://127.0.0.1:{}/v1/realtime", self.port)
     }
+
+    /// The wss:// URL, for a double serving TLS for `localhost`.
+    pub fn tls_url(&self) -> String {
+        format!("wss://localhost:{}/v1/realtime", self.port)
+    }
 }
 
 impl Drop for Double {
@@ -142,11 +207,11 @@ impl Drop for Double {
     }
 }
 
-fn send(ws: &mut WebSocket<TcpStream>, value: Value) -> bool {
+fn send(ws: &mut WebSocket<Conn>, value: Value) -> bool {
     ws.send(Message::text(value.to_string())).is_ok()
 }
 
-fn error(ws: &mut WebSocket<TcpStream>, message: &str, code: &str) -> bool {
+fn error(ws: &mut WebSocket<Conn>, message: &str, code: &str) -> bool {
     send(ws, json!({"type": "error", "error": message, "code": code}))
 }
 
@@ -154,6 +219,15 @@ fn error(ws: &mut WebSocket<TcpStream>, message: &str, code: &str) -> bool {
 #[allow(clippy::result_large_err)]
 fn serve(tcp: TcpStream, shared: &Shared) {
     tcp.set_nonblocking(false).unwrap();
+    let conn = match &shared.faults.tls {
+        None => Conn::Plain(tcp),
+        Some((cert, key)) => {
+            let Ok(server) = rustls::ServerConnection::new(tls_config(cert, key)) else {
+                return;
+            };
+            Conn::Tls(Box::new(rustls::StreamOwned::new(server, tcp)))
+        }
+    };
     let key = shared.faults.api_key.clone();
     let seen = shared.seen.clone();
     let check = move |request: &Request, response: Response| -> Result<Response, ErrorResponse> {
@@ -172,7 +246,7 @@ fn serve(tcp: TcpStream, shared: &Shared) {
             _ => Ok(response),
         }
     };
-    let Ok(mut ws) = tungstenite::accept_hdr(tcp, check) else {
+    let Ok(mut ws) = tungstenite::accept_hdr(conn, check) else {
         return;
     };
     shared.seen.lock().unwrap().connections += 1;
@@ -215,7 +289,7 @@ struct Session {
 
 impl Session {
     /// Handles one event; false closes the connection.
-    fn handle(&mut self, ws: &mut WebSocket<TcpStream>, shared: &Shared, event: &Value) -> bool {
+    fn handle(&mut self, ws: &mut WebSocket<Conn>, shared: &Shared, event: &Value) -> bool {
         match event.get("type").and_then(Value::as_str) {
             Some("session.update") => match event.get("model").and_then(Value::as_str) {
                 None => error(ws, "Missing required field: model", "invalid_event"),
@@ -279,7 +353,7 @@ impl Session {
         shared.seen.lock().unwrap().utterances += 1;
     }
 
-    fn feed(&mut self, ws: &mut WebSocket<TcpStream>, shared: &Shared, samples: &[f32]) -> bool {
+    fn feed(&mut self, ws: &mut WebSocket<Conn>, shared: &Shared, samples: &[f32]) -> bool {
         let Some(stream) = self.stream.as_mut() else {
             return true; // queued for an utterance that never starts
         };
@@ -303,7 +377,7 @@ impl Session {
         true
     }
 
-    fn finish(&mut self, ws: &mut WebSocket<TcpStream>, shared: &Shared) -> bool {
+    fn finish(&mut self, ws: &mut WebSocket<Conn>, shared: &Shared) -> bool {
         if self.stream.is_none() {
             return true;
         }
@@ -330,14 +404,14 @@ impl Session {
     }
 
     /// Sends one step's delta, with whatever fault is due.
-    fn step(&mut self, ws: &mut WebSocket<TcpStream>, shared: &Shared, text: String) -> Step {
+    fn step(&mut self, ws: &mut WebSocket<Conn>, shared: &Shared, text: String) -> Step {
         let f = &shared.faults;
         if self.stalled || shared.fires("stall", f.stall_after) {
             self.stalled = true;
             return Step::Ended;
         }
         if shared.fires("drop", f.drop_after) {
-            let _ = ws.get_mut().shutdown(std::net::Shutdown::Both);
+            ws.get_mut().cut();
             return Step::Close;
         }
         if shared.fires("processing_error", f.processing_error_after) {

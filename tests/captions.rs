@@ -586,3 +586,38 @@ fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() 
         &format!("{}\n{}", &long[..32], &long[32..])
     );
 }
+
+#[test]
+fn a_one_row_clip_reaches_ffmpeg_with_and_without_real_time_mode() {
+    // Three words, one row, then the end of the stream: the row must be
+    // committed and erased at EOS, or ffmpeg's default mode writes no cue.
+    init();
+    let dir = common::scratch_dir("captions-one-row");
+    let (wav, ts) = (dir.join("in.wav"), dir.join("one-row.ts"));
+    let mut audio = vec![0.0f32; 30 * common::FRAME];
+    common::add_tone(&mut audio, 12..15, 1000.0);
+    common::write_wav(&wav, &audio);
+    let pipeline = launch(&format!(
+        "filesrc location={wav} ! wavparse ! voxtralrttranscriber model-path={model} threads=1 ! \
+           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
+         videotestsrc num-buffers=90 pattern=black ! \
+           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={ts}",
+        wav = wav.display(),
+        model = tone_model(),
+        ts = ts.display(),
+    ));
+    let warnings = run_to_eos(&pipeline);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    for real_time in [true, false] {
+        let cues = readback::subcc_cues_in(&ts, real_time);
+        let with_text: Vec<&(u64, String)> = cues.iter().filter(|c| c.1.contains('x')).collect();
+        let last = with_text.last().map(|c| c.1.as_str()).unwrap_or_default();
+        assert_eq!(
+            last.split_whitespace().collect::<Vec<_>>(),
+            ["x", "x", "x"],
+            "real_time {real_time}: {cues:?}"
+        );
+    }
+}

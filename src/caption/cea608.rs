@@ -57,6 +57,9 @@ pub struct Track {
     shown: bool,
     /// Where the last word placed ended.
     last_end: Option<u64>,
+    /// The stream ends: what is on screen is finished as soon as the last
+    /// word is out, not after the usual pause.
+    finishing: bool,
     replaced: u64,
     dropped: u64,
 }
@@ -73,9 +76,18 @@ impl Track {
             loading: false,
             shown: false,
             last_end: None,
+            finishing: false,
             replaced: 0,
             dropped: 0,
         }
+    }
+
+    /// The stream ends: once the words queued are out, a loaded pop-on
+    /// caption is shown, a roll-up row committed (carriage return) and the
+    /// screen erased, so that every decoder has the last words, also those
+    /// that write a caption only when it leaves the screen.
+    pub fn finish_display(&mut self) {
+        self.finishing = true;
     }
 
     /// Queues a word that starts at `start` (ns) and ends at `end`.
@@ -101,9 +113,10 @@ impl Track {
         self.pairs.pop_front().unwrap_or(PADDING)
     }
 
-    /// Whether words or pairs wait to be sent.
+    /// Whether words or pairs wait to be sent (or, finishing, a screen to
+    /// finish).
     pub fn is_busy(&self) -> bool {
-        !self.pairs.is_empty() || !self.queue.is_empty()
+        !self.pairs.is_empty() || !self.queue.is_empty() || (self.finishing && self.has_captions())
     }
 
     /// Whether captions are on screen or loaded for it.
@@ -137,9 +150,9 @@ impl Track {
         let Some(last_end) = self.last_end else {
             return;
         };
-        if self.loading && t >= last_end + self.timing.pop_on_pause_ns {
+        if self.loading && (self.finishing || t >= last_end + self.timing.pop_on_pause_ns) {
             self.show_loaded();
-        } else if self.shown && t >= last_end + self.timing.clear_after_ns {
+        } else if self.shown && (self.finishing || t >= last_end + self.timing.clear_after_ns) {
             self.clear_screen();
         }
     }
@@ -234,6 +247,11 @@ impl Track {
 
     fn clear_screen(&mut self) {
         let mut out = Pairs::default();
+        if self.finishing && self.mode.is_roll_up() {
+            // The row is committed, as a decoder that writes a roll-up
+            // caption when its row rolls needs.
+            out.control(Control::CarriageReturn);
+        }
         out.control(Control::EraseDisplayedMemory);
         self.pairs.extend(out.finish());
         self.shown = false;

@@ -57,6 +57,8 @@ pub struct Track {
     loading: bool,
     shown: bool,
     last_end: Option<u64>,
+    /// The stream ends: see [`Track::finish_display`].
+    finishing: bool,
     sequence: u8,
     replaced: u64,
 }
@@ -73,6 +75,7 @@ impl Track {
             loading: false,
             shown: false,
             last_end: None,
+            finishing: false,
             sequence: 0,
             replaced: 0,
         }
@@ -98,7 +101,13 @@ impl Track {
     }
 
     pub fn is_busy(&self) -> bool {
-        !self.queue.is_empty()
+        !self.queue.is_empty() || (self.finishing && self.has_captions())
+    }
+
+    /// The stream ends: once the words queued are out, a loaded pop-on
+    /// caption is shown and the windows deleted.
+    pub fn finish_display(&mut self) {
+        self.finishing = true;
     }
 
     pub fn has_captions(&self) -> bool {
@@ -116,10 +125,12 @@ impl Track {
         }
         if codes.is_empty() && self.queue.is_empty() {
             if let Some(last_end) = self.last_end {
-                if self.loading && t >= last_end + self.timing.pop_on_pause_ns {
+                if self.loading && (self.finishing || t >= last_end + self.timing.pop_on_pause_ns) {
                     self.end_caption(&mut codes);
                     self.layout.clear();
-                } else if self.shown && t >= last_end + self.timing.clear_after_ns {
+                } else if self.shown
+                    && (self.finishing || t >= last_end + self.timing.clear_after_ns)
+                {
                     self.delete_windows(&mut codes);
                 }
             }

@@ -235,6 +235,8 @@ impl Encoder {
     /// The frames that send what is still queued (at the end of the
     /// stream).
     pub fn drain(&mut self) -> Vec<Frame> {
+        self.cea608.finish_display();
+        self.cea708.finish_display();
         let mut frames = Vec::new();
         while (self.cea608.is_busy() || self.cea708.is_busy()) && frames.len() < MAX_DRAIN_FRAMES {
             frames.push(self.next_frame());

@@ -716,3 +716,84 @@ fn word_delay_at_3_and_5_words_a_second_stays_small() {
         }
     }
 }
+
+/// The 608 controls a drain sends after the last word, in order.
+fn controls_of_drain(mode: Mode) -> (Vec<[u8; 2]>, u64, Encoder) {
+    let mut enc = encoder(mode);
+    enc.push_word("short", 0, 200 * MS);
+    enc.push_word("clip", 200 * MS, 400 * MS);
+    let mut screen = Screen::default();
+    for frame in enc.frames_until(500 * MS) {
+        screen.feed(frame.pts, frame.cea608.unwrap());
+    }
+    let drained = enc.drain();
+    let last = drained.last().map_or(0, |f| f.pts);
+    let pairs = drained
+        .into_iter()
+        .filter_map(|f| f.cea608)
+        .filter(|p| !is_padding(p))
+        .map(strip)
+        .collect();
+    (pairs, last, enc)
+}
+
+#[test]
+fn at_the_end_of_the_stream_a_roll_up_row_is_committed_and_the_screen_erased() {
+    for mode in [
+        Mode::RollUp2,
+        Mode::RollUp3,
+        Mode::RollUp4,
+        Mode::PaintOn,
+        Mode::PopOn,
+    ] {
+        let (pairs, last, enc) = controls_of_drain(mode);
+        let cr = [0x14, 0x2d];
+        let edm = [0x14, 0x2c];
+        let eoc = [0x14, 0x2f];
+        let edm_at = pairs.iter().rposition(|p| *p == edm);
+        assert!(
+            edm_at.is_some(),
+            "{mode:?}: no erase after the last word: {pairs:x?}"
+        );
+        if mode.is_roll_up() {
+            assert!(
+                pairs[..edm_at.unwrap()].contains(&cr),
+                "{mode:?}: the row is not committed: {pairs:x?}"
+            );
+        }
+        if mode == Mode::PopOn {
+            assert!(
+                pairs.contains(&eoc),
+                "{mode:?}: the loaded caption is not shown"
+            );
+        }
+        // Within the stream's last frames, not after the 4 s silence.
+        assert!(
+            last < 500 * MS + 10 * NTSC_FRAME,
+            "{mode:?}: last frame at {last}"
+        );
+        assert!(!enc.has_captions(), "{mode:?}");
+    }
+}
+
+#[test]
+fn at_the_end_of_the_stream_service_1_deletes_its_windows() {
+    let mut enc = encoder(Mode::RollUp2);
+    enc.push_word("short", 0, 200 * MS);
+    let _ = service_codes(&mut enc, 300 * MS);
+    let codes: Vec<Code708> = enc
+        .drain()
+        .into_iter()
+        .flat_map(|f| f.cea708)
+        .flat_map(|p| {
+            p.services()
+                .iter()
+                .flat_map(|s| s.codes().to_vec())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        codes.iter().any(|c| matches!(c, Code708::DeleteWindows(_))),
+        "{codes:?}"
+    );
+}

@@ -93,8 +93,9 @@ pub trait Output: Send + 'static {
     /// A serialized event from upstream, in order with the cues.
     fn event(&mut self, event: gst::Event);
     /// Every cue has been delivered; end of stream. `seqnum` is the
-    /// received EOS's, which the outgoing one must carry.
-    fn eos(&mut self, seqnum: gst::Seqnum);
+    /// received EOS's, which the outgoing one must carry; `end` is where
+    /// the audio ended on the output timeline, if known.
+    fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>);
     /// A flush dropped everything before: what comes next does not follow
     /// on from what went out.
     fn flushed(&mut self) {}

@@ -207,7 +207,7 @@ impl Output for SinkOutput {
 
     fn event(&mut self, _event: gst::Event) {}
 
-    fn eos(&mut self, _seqnum: gst::Seqnum) {
+    fn eos(&mut self, _seqnum: gst::Seqnum, _end: Option<gst::ClockTime>) {
         self.eos.finish(true);
     }
 

@@ -407,8 +407,13 @@ impl Output for SrcOutput {
         }
     }
 
-    fn eos(&mut self, seqnum: gst::Seqnum) {
+    fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>) {
         self.ensure_caps();
+        // Captions stay on screen to the end of the audio, then the
+        // display is finished (drain).
+        if let Some(end) = end {
+            let _ = self.frames_until(end);
+        }
         self.finish_captions();
         self.srcpad
             .push_event(gst::event::Eos::builder().seqnum(seqnum).build());

@@ -68,18 +68,23 @@ impl Recording {
 /// screen text without ffmpeg's font markup) per cue. The SRT it wrote is
 /// kept next to `ts`.
 pub fn subcc_cues(ts: &Path) -> Vec<(u64, String)> {
+    subcc_cues_in(ts, true)
+}
+
+/// The same, in real-time mode or, without it, as ffmpeg decodes by
+/// default: a roll-up caption is written only when its row is committed or
+/// erased.
+pub fn subcc_cues_in(ts: &Path, real_time: bool) -> Vec<(u64, String)> {
     let srt = ts.with_extension("srt");
+    let mode = if real_time {
+        ["-real_time", "1", "-real_time_latency_msec", "0"].as_slice()
+    } else {
+        [].as_slice()
+    };
     let output = std::process::Command::new("timeout")
-        .args([
-            "120",
-            "ffmpeg",
-            "-loglevel",
-            "error",
-            "-y",
-            "-real_time",
-            "1",
-        ])
-        .args(["-real_time_latency_msec", "0", "-f", "lavfi", "-i"])
+        .args(["120", "ffmpeg", "-loglevel", "error", "-y"])
+        .args(mode)
+        .args(["-f", "lavfi", "-i"])
         .arg(format!("movie={}[out0+subcc]", ts.display()))
         .args(["-map", "0:s"])
         .arg(&srt)

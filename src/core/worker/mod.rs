@@ -122,7 +122,7 @@ impl Worker {
                 // stream, so that nobody waits for it in vain.
                 if let Item::Event(e) = &item {
                     if e.type_() == gst::EventType::Eos {
-                        self.output.eos(e.seqnum());
+                        self.output.eos(e.seqnum(), None);
                     }
                 }
                 continue;
@@ -242,8 +242,10 @@ impl Worker {
                 self.output.event(event);
             }
             gst::EventView::Eos(e) => {
+                let end = self.expected_position();
                 self.finish_stream(false)?;
-                self.output.eos(e.seqnum());
+                let end = end.map(|t| self.timeline.output_time(t));
+                self.output.eos(e.seqnum(), end);
             }
             _ => self.output.event(event),
         }

@@ -70,12 +70,17 @@ struct Muxed {
 /// Transcribes `buffers` of 100 ms of a test tone into `muxer` next to the
 /// audio, with default queues.
 fn mux(muxer: &str, live: bool, buffers: u32, name: &str) -> Muxed {
+    mux_with(muxer, live, buffers, name, "")
+}
+
+/// The same with `extra` properties on the transcriber.
+fn mux_with(muxer: &str, live: bool, buffers: u32, name: &str, extra: &str) -> Muxed {
     common::init_plugin();
     let path = common::scratch_dir(name).join("out.mp4");
     let line = format!(
         "audiotestsrc is-live={live} num-buffers={buffers} samplesperbuffer=1600 ! \
          audio/x-raw,rate=16000,channels=1,format=S16LE ! tee name=t \
-         t. ! queue ! voxtralrttranscriber name=tr model-path={model} threads=1 ! queue ! mux.subtitle_0 \
+         t. ! queue ! voxtralrttranscriber name=tr model-path={model} threads=1 {extra} ! queue ! mux.subtitle_0 \
          t. ! queue ! audioconvert ! lamemp3enc ! mux.audio_0 \
          {muxer} name=mux ! filesink location={out}",
         model = common::tiny_model().display(),
@@ -172,4 +177,29 @@ fn live_audio_and_words_mux_into_mp4_and_every_cue_keeps_its_time() {
 #[test]
 fn live_audio_and_words_mux_into_quicktime_and_every_cue_keeps_its_time() {
     check("qtmux", true);
+}
+
+/// Issue 21: caption lines, each held until it is full or a pause comes,
+/// must not hold the subtitle pad back longer than default queues buffer.
+fn check_lines(muxer: &str) {
+    let name = format!("{muxer}-lines");
+    let muxed = mux_with(muxer, false, 150, &name, "output=lines");
+    assert!(
+        std::fs::metadata(&muxed.path).unwrap().len() > 10_000,
+        "{name}"
+    );
+    assert!(muxed.pushed.len() >= 3, "too few lines: {:?}", muxed.pushed);
+    let read = demux(&muxed.path);
+    let texts = |cues: &[Cue]| cues.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&read), texts(&muxed.pushed));
+}
+
+#[test]
+fn audio_and_caption_lines_mux_into_mp4_with_default_queues() {
+    check_lines("mp4mux");
+}
+
+#[test]
+fn audio_and_caption_lines_mux_into_quicktime_with_default_queues() {
+    check_lines("qtmux");
 }

@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::process::Command;
-
 fn readme_launch_lines() -> Vec<String> {
     let readme = include_str!("../README.md");
     readme
@@ -30,12 +28,7 @@ fn the_readme_shows_the_main_use_cases() {
 
 #[test]
 fn every_gst_launch_line_of_the_readme_runs() {
-    let dir = common::scratch_dir("readme");
-    std::os::unix::fs::symlink(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
-        dir.join("examples"),
-    )
-    .unwrap();
+    let dir = common::readme_dir("readme");
     // The SRT line needs a receiver (tests/srt.rs runs it against one), the
     // vLLM line a server (tests/remote.rs runs it against a double).
     for line in readme_launch_lines()
@@ -43,17 +36,7 @@ fn every_gst_launch_line_of_the_readme_runs() {
         .filter(|l| !l.contains("srtsink") && !l.contains("engine=vllm"))
     {
         // No window on a test machine.
-        let line = line.replace("autovideosink", "fakesink");
-        let out = Command::new("timeout")
-            .args(["120", "sh", "-c", &line])
-            .current_dir(&dir)
-            .env("MODEL", common::tiny_model())
-            .env("GST_PLUGIN_PATH", common::plugin_dir())
-            .output()
-            .unwrap();
-        let log = common::output_text(&out);
-        assert!(out.status.success(), "{line}\n{log}");
-        assert!(!log.contains("ERROR"), "{line}\n{log}");
+        common::run_readme_line(&line.replace("autovideosink", "fakesink"), &dir);
     }
     let srt = std::fs::read_to_string(dir.join("sample.srt")).unwrap();
     assert!(srt.contains(" --> ") && srt.contains("hello"));

@@ -454,21 +454,8 @@ fn the_readme_line_runs_against_a_server() {
         .find(|l| l.starts_with("gst-launch-1.0 ") && l.contains("engine=vllm"))
         .expect("the README's engine=vllm line")
         .replace("ws://127.0.0.1:8000/v1/realtime", &server.url());
-    let dir = common::scratch_dir("readme-remote");
-    std::os::unix::fs::symlink(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
-        dir.join("examples"),
-    )
-    .unwrap();
-    let out = std::process::Command::new("timeout")
-        .args(["120", "sh", "-c", &line])
-        .current_dir(&dir)
-        .env("GST_PLUGIN_PATH", common::plugin_dir())
-        .output()
-        .unwrap();
-    let log = common::output_text(&out);
-    assert!(out.status.success(), "{line}\n{log}");
-    assert!(!log.contains("ERROR"), "{line}\n{log}");
+    let dir = common::readme_dir("readme-remote");
+    common::run_readme_line(&line, &dir);
     assert!(dir.join("sample-remote.srt").is_file());
     // The double heard the whole file.
     assert!(server.seen.lock().unwrap().samples > 16_000 * 5);

@@ -336,3 +336,30 @@ pub fn run_to_end(pipeline: &gst::Element, timeout: std::time::Duration) -> gst:
     pipeline.set_state(gst::State::Null).unwrap();
     message
 }
+
+/// A scratch directory named `name` where the README's lines can run as
+/// written (`examples/` linked in).
+pub fn readme_dir(name: &str) -> PathBuf {
+    let dir = scratch_dir(name);
+    std::os::unix::fs::symlink(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        dir.join("examples"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Runs a README shell line in `dir` with the plugin built for the tests
+/// (`$MODEL` the tiny model); asserts it succeeds without an ERROR.
+pub fn run_readme_line(line: &str, dir: &std::path::Path) {
+    let out = std::process::Command::new("timeout")
+        .args(["120", "sh", "-c", line])
+        .current_dir(dir)
+        .env("MODEL", tiny_model())
+        .env("GST_PLUGIN_PATH", plugin_dir())
+        .output()
+        .unwrap();
+    let log = output_text(&out);
+    assert!(out.status.success(), "{line}\n{log}");
+    assert!(!log.contains("ERROR"), "{line}\n{log}");
+}

@@ -160,16 +160,22 @@ impl OverloadPolicy {
     /// With queue, the WARNING text when live input falls behind by more
     /// than the latency; again after it recovered to half of it. (With
     /// skip the lag never stays above the latency: skips are warned about.)
-    pub(super) fn check_lag(&mut self, live: bool, lag_ns: u64, advice: &str) -> Option<String> {
+    pub(super) fn check_lag(
+        &mut self,
+        live: bool,
+        lag_ns: u64,
+        advice: impl FnOnce() -> String,
+    ) -> Option<String> {
         if !live || self.mode == Overload::Skip {
             return None;
         }
         if !self.lag_warned && lag_ns > self.latency_ns {
             self.lag_warned = true;
             return Some(format!(
-                "the model is {} ms behind the audio, more than the latency of {} ms. {advice}",
+                "the model is {} ms behind the audio, more than the latency of {} ms. {}",
                 lag_ns / 1_000_000,
-                self.latency_ns / 1_000_000
+                self.latency_ns / 1_000_000,
+                advice()
             ));
         }
         if self.lag_warned && lag_ns < self.latency_ns / 2 {
@@ -303,15 +309,15 @@ mod tests {
     #[test]
     fn queue_warns_of_lag_once_until_it_halves() {
         let mut q = policy(Overload::Queue, 0);
-        assert_eq!(q.check_lag(true, 1400 * MS, "a"), None);
-        assert!(q.check_lag(true, 1600 * MS, "a").is_some());
-        assert_eq!(q.check_lag(true, 1800 * MS, "a"), None);
-        assert_eq!(q.check_lag(true, 700 * MS, "a"), None);
-        assert!(q.check_lag(true, 1600 * MS, "a").is_some());
+        assert_eq!(q.check_lag(true, 1400 * MS, || "a".into()), None);
+        assert!(q.check_lag(true, 1600 * MS, || "a".into()).is_some());
+        assert_eq!(q.check_lag(true, 1800 * MS, || "a".into()), None);
+        assert_eq!(q.check_lag(true, 700 * MS, || "a".into()), None);
+        assert!(q.check_lag(true, 1600 * MS, || "a".into()).is_some());
         assert_eq!(
-            policy(Overload::Skip, 0).check_lag(true, 9000 * MS, "a"),
+            policy(Overload::Skip, 0).check_lag(true, 9000 * MS, || "a".into()),
             None
         );
-        assert_eq!(q.check_lag(false, 9000 * MS, "a"), None);
+        assert_eq!(q.check_lag(false, 9000 * MS, || "a".into()), None);
     }
 }

@@ -75,42 +75,6 @@ pub trait Recognizer: Send + 'static {
     }
 }
 
-impl<R: Recognizer + ?Sized> Recognizer for Box<R> {
-    fn backend_name(&self) -> String {
-        (**self).backend_name()
-    }
-    fn abort_handle(&self) -> AbortHandle {
-        (**self).abort_handle()
-    }
-    fn prepare(&mut self) -> Result<(), Error> {
-        (**self).prepare()
-    }
-    fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
-        (**self).begin(config)
-    }
-    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
-        (**self).feed(samples)
-    }
-    fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
-        (**self).finalize()
-    }
-    fn reset(&mut self) {
-        (**self).reset()
-    }
-    fn samples_received(&self) -> u64 {
-        (**self).samples_received()
-    }
-    fn sees_model_end(&self) -> bool {
-        (**self).sees_model_end()
-    }
-    fn slowness_advice(&self) -> String {
-        (**self).slowness_advice()
-    }
-    fn take_notices(&mut self) -> Vec<Notice> {
-        (**self).take_notices()
-    }
-}
-
 /// Something a recognizer reports besides text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notice {

@@ -91,9 +91,9 @@ impl Worker {
         for update in &updates {
             self.place(update)?;
         }
-        let advice = self.stream.slowness_advice();
         let lag = self.inbox.stats().lag().nseconds();
-        if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, &advice) {
+        let advice = || self.stream.slowness_advice();
+        if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, advice) {
             self.report.warning(Cause::Overload, &warning);
         }
         self.restart_a_stopped_model(samples, wrote)

@@ -24,7 +24,7 @@ pub const DEFAULT_MAX_LINE_CHARS: u32 = 32;
 pub const DEFAULT_MAX_STREAM_DURATION_S: u32 = 3600;
 /// Holes in the input up to this long are filled with silence; longer ones
 /// end the engine stream and a new one starts after the hole.
-pub const MAX_FILLED_HOLE_MS: u64 = 2000;
+pub const MAX_FILLED_HOLE: gst::ClockTime = gst::ClockTime::from_seconds(2);
 
 /// How the transcript is cut into output buffers.
 #[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
@@ -214,6 +214,14 @@ impl Default for Settings {
 pub struct Rejected(pub String);
 
 impl Settings {
+    pub fn delay(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.delay_ms))
+    }
+
+    pub fn decode_interval(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.decode_interval_ms))
+    }
+
     pub fn latency(&self) -> gst::ClockTime {
         gst::ClockTime::from_mseconds(u64::from(self.latency_ms))
     }
@@ -274,22 +282,22 @@ impl Settings {
     }
 
     pub fn transcript_config(&self) -> TranscriptConfig {
-        let ms = 1_000_000u64;
-        let interval = u64::from(self.decode_interval_ms) * ms;
+        let interval = self.decode_interval().nseconds();
         // Text about a frame appears once the frame, its look-ahead and the
         // delay are in; a word held after that must leave within the
         // latency.
-        let lookahead =
-            engine::TOKEN_LOOKAHEAD_SAMPLES * 1_000_000_000 / u64::from(engine::SAMPLE_RATE);
-        let delay = u64::from(self.delay_ms) * ms + lookahead;
+        let lookahead = engine::samples_to_ns(engine::TOKEN_LOOKAHEAD_SAMPLES);
+        let delay = self.delay().nseconds() + lookahead;
         // What the delay and two decodes leave of the latency is how long
         // to wait for more of a word.
-        let budget = (u64::from(self.latency_ms) * ms)
+        let budget = self
+            .latency()
+            .nseconds()
             .saturating_sub(delay)
             .saturating_sub(2 * interval);
         TranscriptConfig {
             release_after_ns: budget.max(interval),
-            min_duration_ns: u64::from(engine::FRAME_MS) * ms,
+            min_duration_ns: engine::samples_to_ns(engine::FRAME_SAMPLES),
             segmentation: match self.output {
                 OutputMode::Words => Segmentation::Words,
                 OutputMode::Lines => Segmentation::Lines {

@@ -45,8 +45,7 @@ pub(super) struct OverloadPolicy {
 
 impl OverloadPolicy {
     pub(super) fn new(settings: &Settings) -> OverloadPolicy {
-        let config = settings.stream_config();
-        let interval_samples = config.interval_samples() as u64;
+        let interval_samples = settings.stream_config().interval_samples() as u64;
         OverloadPolicy {
             mode: settings.overload,
             latency_ns: settings.latency().nseconds(),
@@ -56,8 +55,7 @@ impl OverloadPolicy {
             // two of audio (and at real scale its start-up costs seconds):
             // skipped sooner, a model slower than real time would be
             // restarted again and again and never write a word.
-            first_audio_samples: ns_to_samples(u64::from(config.delay_ms) * 1_000_000)
-                + 2 * interval_samples,
+            first_audio_samples: ns_to_samples(settings.delay().nseconds()) + 2 * interval_samples,
             skipped: None,
             overloaded: false,
             lag_warned: false,

@@ -108,7 +108,8 @@ impl CaptionSettings {
             mode: self.mode.into(),
             framerate,
             timing: caption::Timing {
-                clear_after_ns: u64::from(self.clear_after_ms) * 1_000_000,
+                clear_after_ns: gst::ClockTime::from_mseconds(u64::from(self.clear_after_ms))
+                    .nseconds(),
                 ..caption::Timing::default()
             },
         }

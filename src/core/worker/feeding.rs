@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::engine::{ns_to_samples, samples_to_ns};
 use crate::recognizer::TextUpdate;
-use crate::settings::MAX_FILLED_HOLE_MS;
+use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
 
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
@@ -27,7 +27,7 @@ impl Worker {
         if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
             if pts > expected + ALIGNMENT_TOLERANCE_NS {
                 let hole = pts - expected;
-                if hole <= MAX_FILLED_HOLE_MS * 1_000_000 {
+                if hole <= MAX_FILLED_HOLE.nseconds() {
                     self.feed_silence(hole)?;
                 } else {
                     self.finish_stream(true)?;

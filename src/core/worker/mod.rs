@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::engine::samples_to_ns;
 use crate::recognizer::{self, Recognizer, StreamConfig};
-use crate::settings::{Settings, MAX_FILLED_HOLE_MS};
+use crate::settings::{Settings, MAX_FILLED_HOLE};
 use crate::transcript::{Transcript, TranscriptConfig};
 
 mod feeding;
@@ -257,7 +257,7 @@ impl Worker {
     fn handle_gap(&mut self, pts: u64, end: u64, seqnum: gst::Seqnum) -> Result<(), Stop> {
         match self.expected_position() {
             Some(expected) if end <= expected + ALIGNMENT_TOLERANCE_NS => Ok(()),
-            Some(expected) if end - expected <= MAX_FILLED_HOLE_MS * 1_000_000 => {
+            Some(expected) if end - expected <= MAX_FILLED_HOLE.nseconds() => {
                 self.feed_silence(end - expected)
             }
             Some(_) => {

@@ -84,6 +84,11 @@ pub const DEFAULT_SERVED_MODEL: &str = "mistralai/Voxtral-Mini-4B-Realtime-2602"
 /// have gone, as a dropped connection is.
 pub const DEFAULT_SERVER_TIMEOUT_MS: u32 = 10_000;
 
+/// Speech without text for this long restarts the model's stream: longer
+/// than any sentence's delay (at most 2.4 s) and a pause in it, short
+/// enough that a stalled model loses a sentence or two, not minutes.
+pub const DEFAULT_STALL_TIMEOUT_S: u32 = 15;
+
 /// A value that must not be shown: Debug prints whether it is set, no more.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secret(Option<String>);
@@ -166,6 +171,9 @@ pub struct Settings {
     /// engine=vllm: the bearer key; `VLLM_API_KEY` when not set.
     pub api_key: Secret,
     pub server_timeout_ms: u32,
+    /// Seconds of speech without text after which the stream restarts
+    /// (0: off).
+    pub stall_timeout_s: u32,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
     pub latency_ms: u32,
@@ -192,6 +200,7 @@ impl Default for Settings {
             url: None,
             api_key: Secret::default(),
             server_timeout_ms: DEFAULT_SERVER_TIMEOUT_MS,
+            stall_timeout_s: DEFAULT_STALL_TIMEOUT_S,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
             latency_ms: DEFAULT_LATENCY_MS,
@@ -237,6 +246,11 @@ impl Settings {
 
     pub fn max_stream_duration(&self) -> gst::ClockTime {
         gst::ClockTime::from_seconds(u64::from(self.max_stream_duration_s))
+    }
+
+    /// The watchdog's timeout (zero: off).
+    pub fn stall_timeout(&self) -> gst::ClockTime {
+        gst::ClockTime::from_seconds(u64::from(self.stall_timeout_s))
     }
 
     pub fn server_timeout(&self) -> std::time::Duration {
@@ -344,6 +358,13 @@ impl Settings {
                     .minimum(500)
                     .maximum(600_000)
                     .default_value(d.server_timeout_ms)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("stall-timeout")
+                    .nick("Stall timeout (s)")
+                    .blurb("Speech (seconds of audio, by a voice detector) without any text after which the model's stream restarts; restarts back off. 0: off")
+                    .maximum(3600)
+                    .default_value(d.stall_timeout_s)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("model-path")
@@ -463,6 +484,7 @@ impl Settings {
             "url" => self.url = value.get().expect("type checked"),
             "api-key" => self.api_key = Secret::new(value.get().expect("type checked")),
             "server-timeout" => self.server_timeout_ms = value.get().expect("type checked"),
+            "stall-timeout" => self.stall_timeout_s = value.get().expect("type checked"),
             "model" => {
                 let name = value.get::<Option<String>>().expect("type checked");
                 // A served model's name can be anything; a local one must be
@@ -512,6 +534,7 @@ impl Settings {
             "engine" => self.engine.to_value(),
             "url" => self.url.to_value(),
             "server-timeout" => self.server_timeout_ms.to_value(),
+            "stall-timeout" => self.stall_timeout_s.to_value(),
             "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),

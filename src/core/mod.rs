@@ -18,6 +18,7 @@ pub mod report;
 mod stats;
 mod stream_watch;
 mod timeline;
+mod watchdog;
 mod worker;
 
 use std::sync::Arc;

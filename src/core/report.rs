@@ -22,6 +22,8 @@ pub enum Cause {
     Settings,
     /// Captions could not carry everything (characters, words).
     Captions,
+    /// The model wrote nothing while people talked.
+    Stall,
 }
 
 /// Posts on behalf of one element, for as long as it lives.
@@ -64,6 +66,9 @@ impl Reporter {
             }
             Cause::Captions => {
                 gst::element_warning!(element, gst::StreamError::Encode, ("{}", text))
+            }
+            Cause::Stall => {
+                gst::element_warning!(element, gst::StreamError::Decode, ("{}", text))
             }
         }
     }

@@ -41,6 +41,9 @@ pub struct Stats {
     /// Live samples skipped because the model fell behind by more than the
     /// latency (overload=skip).
     pub skipped_samples: u64,
+    /// Streams the watchdog restarted: speech without text for
+    /// `stall-timeout`.
+    pub stalls: u64,
     /// engine=vllm: connections to the server lost and made again.
     pub reconnects: u64,
     /// engine=vllm: samples sent to the server again after a reconnection
@@ -80,6 +83,7 @@ impl Stats {
             .field("samples-dropped", self.dropped_samples)
             .field("samples-dropped-by-seek", self.seek_dropped_samples)
             .field("audio-skipped", samples_to_ns(self.skipped_samples))
+            .field("stalls", self.stalls)
             .field("reconnects", self.reconnects)
             .field("audio-resent", samples_to_ns(self.resent_samples))
             .field("frames-ignored", self.ignored_frames)

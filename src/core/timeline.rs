@@ -46,6 +46,13 @@ impl Timeline {
         Some(now.nseconds().saturating_sub(at.nseconds()))
     }
 
+    /// Output time `t` as running time (as it is when outside the segment).
+    pub(super) fn running_time(&self, t: gst::ClockTime) -> u64 {
+        self.segment
+            .to_running_time(t)
+            .map_or(t.nseconds(), gst::ClockTime::nseconds)
+    }
+
     /// The `voxtralrt-skipped` message for a skipped stretch.
     pub(super) fn skipped_message(&self, skipped: &Skipped) -> gst::Structure {
         let (start, end) = (

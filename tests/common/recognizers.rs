@@ -99,3 +99,74 @@ impl Recognizer for FaultAfter {
     }
     forward_rest!();
 }
+
+/// A model that stops writing after `after` samples until it is reset (a
+/// stalled serving, vLLM issue 47614); `forever` keeps it silent after
+/// resets too (a model that never speaks again).
+pub struct MuteAfter {
+    pub inner: Box<dyn Recognizer>,
+    pub after: u64,
+    pub fed: u64,
+    pub forever: bool,
+}
+
+impl MuteAfter {
+    pub fn new(inner: Box<dyn Recognizer>, after: u64, forever: bool) -> MuteAfter {
+        MuteAfter {
+            inner,
+            after,
+            fed: 0,
+            forever,
+        }
+    }
+
+    fn silence(&self, mut updates: Vec<TextUpdate>) -> Vec<TextUpdate> {
+        if self.fed >= self.after {
+            for u in &mut updates {
+                u.text.clear();
+            }
+        }
+        updates
+    }
+}
+
+impl Recognizer for MuteAfter {
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        self.fed += samples.len() as u64;
+        let updates = self.inner.feed(samples)?;
+        Ok(self.silence(updates))
+    }
+    fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
+        let updates = self.inner.finalize()?;
+        Ok(self.silence(updates))
+    }
+    fn reset(&mut self) {
+        // The restart that ends the stall (the worker also resets before
+        // every new stream, the first included).
+        if !self.forever && self.fed >= self.after {
+            self.after = u64::MAX;
+        }
+        self.inner.reset()
+    }
+    fn backend_name(&self) -> String {
+        self.inner.backend_name()
+    }
+    fn abort_handle(&self) -> AbortHandle {
+        self.inner.abort_handle()
+    }
+    fn prepare(&mut self) -> Result<(), Error> {
+        self.inner.prepare()
+    }
+    fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
+        self.inner.begin(config)
+    }
+    fn samples_received(&self) -> u64 {
+        self.inner.samples_received()
+    }
+    fn sees_model_end(&self) -> bool {
+        self.inner.sees_model_end()
+    }
+    fn take_notices(&mut self) -> Vec<Notice> {
+        self.inner.take_notices()
+    }
+}

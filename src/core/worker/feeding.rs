@@ -12,6 +12,7 @@ use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
 
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
+use super::super::watchdog::Verdict;
 use super::{Active, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
 use crate::core::report::Cause;
 
@@ -96,7 +97,50 @@ impl Worker {
         if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, advice) {
             self.report.warning(Cause::Overload, &warning);
         }
+        self.restart_a_stalled_model(samples, wrote)?;
         self.restart_a_stopped_model(samples, wrote)
+    }
+
+    /// The watchdog: speech for `stall-timeout` (backing off) without any
+    /// text restarts the stream from the current audio, skipping nothing.
+    /// The stalled stream is dropped rather than finalized: a stalled
+    /// server may not answer a final commit either.
+    pub(super) fn restart_a_stalled_model(
+        &mut self,
+        samples: &[f32],
+        wrote: bool,
+    ) -> Result<(), Stop> {
+        let Some(watchdog) = self.watchdog.as_mut() else {
+            return Ok(());
+        };
+        let Verdict::Stalled { speech_ns, first } = watchdog.after_feed(samples, wrote) else {
+            return Ok(());
+        };
+        let Some(next_base) = self.expected_position() else {
+            return Ok(());
+        };
+        self.inbox.stats().update(|s| s.stalls += 1);
+        if first {
+            self.report.warning(
+                Cause::Stall,
+                &format!(
+                    "the model wrote nothing over {} s of speech (stall-timeout): restarting its \
+                     stream; restarts back off while it stays silent",
+                    speech_ns / 1_000_000_000
+                ),
+            );
+        }
+        let at = self.timeline.output_time(next_base);
+        self.report.message(
+            gst::Structure::builder("voxtralrt-stalled")
+                .field("speech", speech_ns)
+                .field("pts", at.nseconds())
+                .field("running-time", self.timeline.running_time(at))
+                .build(),
+        );
+        self.release_held()?;
+        self.drop_stream();
+        self.begin_stream(next_base)
     }
 
     /// The fallback for a recognizer that cannot see the model end its

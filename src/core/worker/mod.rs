@@ -19,6 +19,7 @@ use super::overload::{OverloadPolicy, Situation};
 use super::report::{Cause, Reporter};
 use super::stream_watch::StreamWatch;
 use super::timeline::Timeline;
+use super::watchdog::Watchdog;
 use super::Output;
 
 /// Timestamps within this of the expected position count as continuous
@@ -54,6 +55,8 @@ pub(super) struct Worker {
     timeline: Timeline,
     overload: OverloadPolicy,
     watch: StreamWatch,
+    /// Restarts a model that writes nothing while people talk.
+    watchdog: Option<Watchdog>,
     active: Option<Active>,
     epoch: u64,
     /// A failure ended this epoch's work; wait for a flush.
@@ -81,6 +84,7 @@ impl Worker {
             timeline: Timeline::new(settings.lateness()),
             overload: OverloadPolicy::new(settings),
             watch: StreamWatch::new(settings),
+            watchdog: Watchdog::new(settings.stall_timeout()),
             active: None,
             epoch: 0,
             failed: false,

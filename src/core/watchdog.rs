@@ -1,0 +1,118 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The stall watchdog: a model that writes nothing while people talk
+//! (Voxtral Realtime servings have been seen emitting only blanks over
+//! speech for minutes) is restarted from the current audio. Speech is heard
+//! with a voice activity detector, and time is audio time, so a file
+//! behaves as live input does. Restarts back off while the model stays
+//! silent, so one that never speaks again causes no restart storm.
+
+use crate::engine::samples_to_ns;
+
+/// earshot's frame: 16 ms at 16 kHz.
+const VAD_FRAME: usize = 256;
+/// A frame with a voice score from this on is speech. Above earshot's
+/// default 0.5, which held every frame of a sustained synthetic chord for a
+/// voice; at 0.8, 85 % of espeak-ng speech frames count and 20 % of the
+/// chord's, which the sustained-speech window then drops (measured here).
+const VOICE_SCORE: f32 = 0.8;
+/// The longest wait between restarts, as a multiple of the timeout.
+const MAX_BACKOFF: u64 = 16;
+/// Speech is sustained: a frame counts when at least `SUSTAINED` of the
+/// last `WINDOW` frames (320 ms) sound like a voice, so that the odd frame
+/// of noise or music that does adds nothing up over minutes.
+const WINDOW: usize = 20;
+const SUSTAINED: u32 = 12;
+
+/// What a feed showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Fine,
+    /// Speech for this long without text: restart. `first` on an
+    /// episode's first restart (one WARNING per episode).
+    Stalled {
+        speech_ns: u64,
+        first: bool,
+    },
+}
+
+pub(super) struct Watchdog {
+    detector: Box<earshot::Detector>,
+    /// Audio waiting for a whole VAD frame.
+    pending: Vec<f32>,
+    /// The last `WINDOW` frames' decisions, a bit each (newest lowest).
+    recent: u32,
+    timeout_ns: u64,
+    /// Speech heard since the model last wrote, less half the time without
+    /// speech (never below zero): talk adds up, the odd stretch that a
+    /// detector takes for a voice in music or noise does not.
+    speech_without_text_ns: u64,
+    /// Restarts in this episode (since the model last wrote).
+    restarts: u32,
+}
+
+impl Watchdog {
+    /// `None` when `timeout` is zero (off).
+    pub(super) fn new(timeout: gst::ClockTime) -> Option<Watchdog> {
+        (timeout.nseconds() > 0).then(|| Watchdog {
+            detector: earshot::Detector::default_boxed(),
+            pending: Vec::with_capacity(VAD_FRAME),
+            recent: 0,
+            timeout_ns: timeout.nseconds(),
+            speech_without_text_ns: 0,
+            restarts: 0,
+        })
+    }
+
+    /// Speech needed for the next restart: the timeout, doubled for each
+    /// restart of the episode, up to `MAX_BACKOFF` times.
+    fn threshold(&self) -> u64 {
+        self.timeout_ns * (1u64 << self.restarts.min(4)).min(MAX_BACKOFF)
+    }
+
+    /// Takes a feed's audio and whether the model wrote text for it.
+    pub(super) fn after_feed(&mut self, samples: &[f32], wrote: bool) -> Verdict {
+        let (speech, other) = self.speech_in(samples);
+        if wrote {
+            self.speech_without_text_ns = 0;
+            self.restarts = 0;
+            return Verdict::Fine;
+        }
+        self.speech_without_text_ns =
+            (self.speech_without_text_ns + speech).saturating_sub(other / 2);
+        if self.speech_without_text_ns < self.threshold() {
+            return Verdict::Fine;
+        }
+        let speech_ns = std::mem::take(&mut self.speech_without_text_ns);
+        self.restarts += 1;
+        Verdict::Stalled {
+            speech_ns,
+            first: self.restarts == 1,
+        }
+    }
+
+    /// Nanoseconds of speech and of the rest in `samples` (whole VAD frames;
+    /// the rest waits for the next feed).
+    fn speech_in(&mut self, samples: &[f32]) -> (u64, u64) {
+        let (mut speech, mut other) = (0, 0);
+        let mut rest = samples;
+        while !rest.is_empty() {
+            let take = (VAD_FRAME - self.pending.len()).min(rest.len());
+            self.pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.pending.len() == VAD_FRAME {
+                let voiced = self.detector.predict_f32(&self.pending) >= VOICE_SCORE;
+                self.recent = ((self.recent << 1) | u32::from(voiced)) & ((1 << WINDOW) - 1);
+                let frame = samples_to_ns(VAD_FRAME as u64);
+                if voiced && self.recent.count_ones() >= SUSTAINED {
+                    speech += frame;
+                } else {
+                    other += frame;
+                }
+                self.pending.clear();
+            }
+        }
+        (speech, other)
+    }
+}

@@ -1,0 +1,253 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The stall watchdog (issue 21): a model that writes nothing while people
+//! talk is restarted from the current audio, with a WARNING per episode, a
+//! `voxtralrt-stalled` message per restart and `stalls` in stats; restarts
+//! back off; silence, noise and music never trigger it. Speech is
+//! espeak-ng's, resampled to 16 kHz by the pipeline.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::recognizers::{self, MuteAfter};
+use common::vllm_double::{Double, Faults, SERVED_MODEL};
+use gst::prelude::*;
+use gstvoxtralrt::recognizer::Recognizer;
+
+/// About 13 s of English from espeak-ng (22.05 kHz), made once per test.
+fn speech(dir: &Path) -> PathBuf {
+    let wav = dir.join("speech.wav");
+    let text = "The quick brown fox jumps over the lazy dog. Live captions need a watchdog \
+                for a model that falls silent while people talk. This sentence keeps going \
+                for a while so that the detector hears speech all along.";
+    let out = std::process::Command::new("espeak-ng")
+        .args(["-s", "150", "-w"])
+        .arg(&wav)
+        .arg(text)
+        .output()
+        .expect("espeak-ng (Debian package espeak-ng)");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    wav
+}
+
+/// A WAV of `secs` seconds made by `f(i)` at 16 kHz.
+fn signal(dir: &Path, name: &str, secs: usize, f: impl Fn(usize) -> f32) -> PathBuf {
+    let path = dir.join(name);
+    let samples: Vec<f32> = (0..secs * 16_000).map(f).collect();
+    common::write_wav(&path, &samples);
+    path
+}
+
+#[derive(Debug, Default)]
+struct Run {
+    words: Vec<(u64, String)>,
+    warnings: Vec<String>,
+    stalled: Vec<gst::Structure>,
+    stats: Option<gst::Structure>,
+}
+
+impl Run {
+    fn stat(&self, field: &str) -> u64 {
+        self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
+    }
+    fn stall_warnings(&self) -> usize {
+        self.warnings
+            .iter()
+            .filter(|w| w.contains("stall-timeout"))
+            .count()
+    }
+}
+
+/// What a test wraps the element's recognizer in.
+type Wrap = Box<dyn Fn(Box<dyn Recognizer>) -> Box<dyn Recognizer> + Send + Sync>;
+
+/// Runs `wav` through voxtralrttranscriber with `props`, its recognizer
+/// wrapped by `wrap` if given.
+fn run(wav: &Path, props: &str, wrap: Option<Wrap>) -> Run {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "filesrc location={} ! wavparse ! audioconvert ! audioresample ! \
+         audio/x-raw,rate=16000,channels=1 ! voxtralrttranscriber name=t threads=1 {props} ! \
+         fakesink name=out sync=false",
+        wav.display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let t = pipeline.by_name("t").unwrap();
+    if let Some(wrap) = wrap {
+        recognizers::wrap(&t, wrap);
+    }
+    let run = Arc::new(Mutex::new(Run::default()));
+    let r = run.clone();
+    t.static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            let b = info.buffer().unwrap();
+            r.lock()
+                .unwrap()
+                .words
+                .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
+            gst::PadProbeReturn::Ok
+        });
+    let r = run.clone();
+    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+        let mut r = r.lock().unwrap();
+        match msg.view() {
+            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => {
+                if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-stalled") {
+                    r.stalled.push(s.to_owned());
+                }
+            }
+            _ => {}
+        }
+        gst::BusSyncReply::Pass
+    });
+    let msg = common::run_to_end(pipeline.upcast_ref(), Duration::from_secs(120));
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    let stats = t.property::<gst::Structure>("stats");
+    let mut run = std::mem::take(&mut *run.lock().unwrap());
+    run.stats = Some(stats);
+    run
+}
+
+fn tiny() -> String {
+    format!("model-path={}", common::tiny_model().display())
+}
+
+#[test]
+fn a_model_that_falls_silent_over_speech_is_restarted_and_speaks_again() {
+    let dir = common::scratch_dir("watchdog-restart");
+    let wav = speech(&dir);
+    // The tiny model writes over the whole clip; silenced after 3 s until a
+    // restart, the watchdog (2 s of speech) must bring it back.
+    let reference = run(&wav, &format!("{} stall-timeout=2", tiny()), None);
+    assert_eq!(reference.stat("stalls"), 0, "{:?}", reference.stats);
+    let last_reference = reference.words.last().unwrap().0;
+    let run = run(
+        &wav,
+        &format!("{} stall-timeout=2", tiny()),
+        Some(Box::new(|inner| {
+            Box::new(MuteAfter::new(inner, 3 * 16_000, false))
+        })),
+    );
+    assert_eq!(run.stat("stalls"), 1, "{:?}", run.stats);
+    assert_eq!(run.stall_warnings(), 1, "{:?}", run.warnings);
+    assert_eq!(run.stalled.len(), 1);
+    let restart = run.stalled[0].get::<u64>("pts").unwrap();
+    // Speech from 3 s on without text: the restart after 2 s of it.
+    assert!(
+        (4_000_000_000..8_000_000_000).contains(&restart),
+        "restart at {restart}"
+    );
+    assert!(
+        run.words.iter().any(|w| w.0 > restart),
+        "no word after the restart: {:?}",
+        run.words
+    );
+    assert!(run.words.last().unwrap().0 + 3_000_000_000 >= last_reference);
+}
+
+#[test]
+fn restarts_back_off_for_a_model_that_never_speaks_again() {
+    // Silent from the start, restarts or not. Three clips of speech:
+    // about 30 s of it.
+    let dir = common::scratch_dir("watchdog-backoff");
+    let one = speech(&dir);
+    let three = dir.join("three.wav");
+    let out = std::process::Command::new("sox")
+        .args([&one, &one, &one, &three])
+        .output()
+        .expect("sox");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let run = run(
+        &three,
+        &format!("{} stall-timeout=1", tiny()),
+        Some(Box::new(|inner| Box::new(MuteAfter::new(inner, 0, true)))),
+    );
+    // Without backoff: a restart a second of speech (about 30). With it,
+    // after 1, 2, 4, 8, 16 s of speech: at most 5.
+    let stalls = run.stat("stalls");
+    assert!(
+        (3..=5).contains(&stalls),
+        "{stalls} restarts: {:?}",
+        run.stats
+    );
+    assert_eq!(
+        run.stall_warnings(),
+        1,
+        "one WARNING per episode: {:?}",
+        run.warnings
+    );
+    assert_eq!(run.stalled.len() as u64, stalls);
+}
+
+#[test]
+fn silence_noise_and_music_never_trigger_the_watchdog() {
+    let dir = common::scratch_dir("watchdog-not-speech");
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut noise = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    let noise: Vec<f32> = (0..20 * 16_000).map(|_| 0.6 * noise()).collect();
+    let music = |i: usize| {
+        // A chord that changes every half second (C, F, G major).
+        let t = i as f32 / 16_000.0;
+        let roots = [261.63f32, 349.23, 392.0];
+        let root = roots[(i / 8_000) % 3];
+        [1.0, 1.26, 1.5]
+            .iter()
+            .map(|r| 0.15 * (2.0 * std::f32::consts::PI * root * r * t).sin())
+            .sum()
+    };
+    for (name, wav) in [
+        ("silence", signal(&dir, "silence.wav", 20, |_| 0.0)),
+        ("noise", signal(&dir, "noise.wav", 20, |i| noise[i])),
+        ("music", signal(&dir, "music.wav", 20, music)),
+    ] {
+        let run = run(
+            &wav,
+            &format!("{} stall-timeout=1", tiny()),
+            Some(Box::new(|inner| Box::new(MuteAfter::new(inner, 0, true)))),
+        );
+        assert_eq!(run.stat("stalls"), 0, "{name}: {:?}", run.stats);
+        assert_eq!(run.stall_warnings(), 0, "{name}");
+    }
+}
+
+#[test]
+fn the_watchdog_restarts_a_silent_vllm_session_too() {
+    // The vLLM double runs the tone fixture, a model constructed to write
+    // only for a 1 kHz tone: silent for most of the speech.
+    let server = Double::start(common::fixture("voxtral-rt-tone.gguf"), Faults::default());
+    let dir = common::scratch_dir("watchdog-vllm");
+    let wav = speech(&dir);
+    let run = run(
+        &wav,
+        &format!(
+            "engine=vllm url={} model={SERVED_MODEL} stall-timeout=2",
+            server.url()
+        ),
+        None,
+    );
+    // The tone fixture writes now and then over speech (its 1 kHz parts):
+    // each silence after such a word is an episode with its WARNING.
+    let stalls = run.stat("stalls");
+    assert!(stalls >= 1, "{:?}", run.stats);
+    assert!(
+        (1..=stalls as usize).contains(&run.stall_warnings()),
+        "{:?}",
+        run.warnings
+    );
+    // A restart is a new session, not a reconnection.
+    assert_eq!(run.stat("reconnects"), 0);
+    assert!(server.seen.lock().unwrap().utterances >= 2);
+}

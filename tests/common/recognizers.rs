@@ -21,9 +21,8 @@ pub fn wrap(
     assert!(gstvoxtralrt::set_recognizer_wrapper(element, wrapper));
 }
 
-/// Forwards everything to the recognizer inside; the wrappers below
-/// change one thing each.
-macro_rules! forward_rest {
+/// Forwards to the recognizer inside all but feed, finalize and reset.
+macro_rules! forward_common {
     () => {
         fn backend_name(&self) -> String {
             self.inner.backend_name()
@@ -37,12 +36,6 @@ macro_rules! forward_rest {
         fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
             self.inner.begin(config)
         }
-        fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
-            self.inner.finalize()
-        }
-        fn reset(&mut self) {
-            self.inner.reset()
-        }
         fn samples_received(&self) -> u64 {
             self.inner.samples_received()
         }
@@ -54,6 +47,19 @@ macro_rules! forward_rest {
         }
         fn take_notices(&mut self) -> Vec<Notice> {
             self.inner.take_notices()
+        }
+    };
+}
+
+/// Forwards everything but feed; the wrappers below change one thing each.
+macro_rules! forward_rest {
+    () => {
+        forward_common!();
+        fn finalize(&mut self) -> Result<Vec<TextUpdate>, Error> {
+            self.inner.finalize()
+        }
+        fn reset(&mut self) {
+            self.inner.reset()
         }
     };
 }
@@ -148,25 +154,5 @@ impl Recognizer for MuteAfter {
         }
         self.inner.reset()
     }
-    fn backend_name(&self) -> String {
-        self.inner.backend_name()
-    }
-    fn abort_handle(&self) -> AbortHandle {
-        self.inner.abort_handle()
-    }
-    fn prepare(&mut self) -> Result<(), Error> {
-        self.inner.prepare()
-    }
-    fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
-        self.inner.begin(config)
-    }
-    fn samples_received(&self) -> u64 {
-        self.inner.samples_received()
-    }
-    fn sees_model_end(&self) -> bool {
-        self.inner.sees_model_end()
-    }
-    fn take_notices(&mut self) -> Vec<Notice> {
-        self.inner.take_notices()
-    }
+    forward_common!();
 }

@@ -461,7 +461,8 @@ fn the_readme_line_runs_against_a_server() {
     assert!(server.seen.lock().unwrap().samples > 16_000 * 5);
 }
 
-/// A CA and a certificate for localhost signed by it, made with openssl.
+/// A CA and a certificate for 127.0.0.1 (and localhost) signed by it, made
+/// with openssl.
 fn test_ca(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
     let run = |args: &[&str]| {
         let out = std::process::Command::new("openssl")

@@ -195,9 +195,10 @@ impl Double {
         format!("ws://127.0.0.1:{}/v1/realtime", self.port)
     }
 
-    /// The wss:// URL, for a double serving TLS for `localhost`.
+    /// The wss:// URL, for a double serving TLS with a certificate for
+    /// 127.0.0.1 (an address: a fresh root may not resolve localhost).
     pub fn tls_url(&self) -> String {
-        format!("wss://localhost:{}/v1/realtime", self.port)
+        format!("wss://127.0.0.1:{}/v1/realtime", self.port)
     }
 }
 

@@ -42,6 +42,17 @@ pub struct TimedCue {
     pub segment: gst::FormattedSegment<gst::ClockTime>,
 }
 
+/// `t` (a buffer time of `segment`) as running time; times outside the
+/// segment are given as they are rather than dropped.
+pub(crate) fn running_ns(
+    segment: &gst::FormattedSegment<gst::ClockTime>,
+    t: gst::ClockTime,
+) -> u64 {
+    segment
+        .to_running_time(t)
+        .map_or(t.nseconds(), gst::ClockTime::nseconds)
+}
+
 /// The structure name of the element message posted per cue (always by
 /// voxtralrtsink, with `post-messages` by voxtralrttranscriber).
 pub const TRANSCRIPT_MESSAGE: &str = "voxtralrt-transcript";
@@ -54,9 +65,7 @@ impl TimedCue {
     /// `t` (a buffer time of this cue's segment) as running time; times
     /// outside the segment are given as they are rather than dropped.
     pub fn running_time(&self, t: gst::ClockTime) -> u64 {
-        self.segment
-            .to_running_time(t)
-            .map_or(t.nseconds(), |r| r.nseconds())
+        running_ns(&self.segment, t)
     }
 
     /// `t` as stream time (the media's own timeline: a file's position).

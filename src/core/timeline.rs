@@ -48,9 +48,7 @@ impl Timeline {
 
     /// Output time `t` as running time (as it is when outside the segment).
     pub(super) fn running_time(&self, t: gst::ClockTime) -> u64 {
-        self.segment
-            .to_running_time(t)
-            .map_or(t.nseconds(), gst::ClockTime::nseconds)
+        super::running_ns(&self.segment, t)
     }
 
     /// The `voxtralrt-skipped` message for a skipped stretch.

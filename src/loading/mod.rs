@@ -54,10 +54,7 @@ pub(crate) fn load(
     wrapper: Option<&Wrapper>,
     background: bool,
 ) -> Result<Loaded, gst::ErrorMessage> {
-    let wrap = |recognizer: Box<dyn Recognizer>| match wrapper {
-        Some(wrap) => wrap(recognizer),
-        None => recognizer,
-    };
+    let wrap = |recognizer| wrapped(wrapper, recognizer);
     if settings.engine == EngineChoice::Vllm {
         return Ok(Loaded::Ready(wrap(remote(element, settings)?)));
     }
@@ -76,6 +73,14 @@ pub(crate) fn load(
         stream.backend_name()
     );
     Ok(Loaded::Ready(wrap(Box::new(stream))))
+}
+
+/// `recognizer` in what tests wrap it in, if anything.
+fn wrapped(wrapper: Option<&Wrapper>, recognizer: Box<dyn Recognizer>) -> Box<dyn Recognizer> {
+    match wrapper {
+        Some(wrap) => wrap(recognizer),
+        None => recognizer,
+    }
 }
 
 /// The model file the settings name, or why there is none: `model-path`
@@ -160,13 +165,7 @@ fn download(
             let loaded = fetch::fetch(&element, &file, &stop)
                 .and_then(|path| open(&element, &settings, path));
             let sent = match loaded {
-                Ok(stream) => {
-                    let stream: Box<dyn Recognizer> = Box::new(stream);
-                    sender.send(Ok(match &wrapper {
-                        Some(wrap) => wrap(stream),
-                        None => stream,
-                    }))
-                }
+                Ok(stream) => sender.send(Ok(wrapped(wrapper.as_ref(), Box::new(stream)))),
                 Err(msg) => {
                     if !stop.load(Ordering::Relaxed) {
                         element.post_error_message(msg);

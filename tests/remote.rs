@@ -332,30 +332,9 @@ fn transcribe_live(url: &str, audio: &[f32], extra: &str) -> Run {
     .downcast::<gst::Pipeline>()
     .unwrap();
     let run = Arc::new(Mutex::new(Run::default()));
-    let r = run.clone();
     let t = pipeline.by_name("t").unwrap();
-    t.static_pad("src")
-        .unwrap()
-        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
-            let b = info.buffer().unwrap();
-            r.lock()
-                .unwrap()
-                .words
-                .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
-            gst::PadProbeReturn::Ok
-        });
+    common::remote::record(&pipeline, &t, &run);
     let bus = pipeline.bus().unwrap();
-    let r = run.clone();
-    bus.set_sync_handler(move |_, msg| {
-        let mut r = r.lock().unwrap();
-        match msg.view() {
-            gst::MessageView::Error(e) => r.errors.push(e.error().to_string()),
-            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
-            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
-            _ => {}
-        }
-        gst::BusSyncReply::Pass
-    });
     pipeline.set_state(gst::State::Playing).unwrap();
     let src = pipeline.by_name("src").unwrap();
     let clock = gst::SystemClock::obtain();

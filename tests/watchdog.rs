@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::recognizers::{self, MuteAfter};
+use common::remote::Run;
 use common::vllm_double::{Double, Faults, SERVED_MODEL};
 use gst::prelude::*;
 use gstvoxtralrt::recognizer::Recognizer;
@@ -42,24 +43,17 @@ fn signal(dir: &Path, name: &str, secs: usize, f: impl Fn(usize) -> f32) -> Path
     path
 }
 
-#[derive(Debug, Default)]
-struct Run {
-    words: Vec<(u64, String)>,
-    warnings: Vec<String>,
-    stalled: Vec<gst::Structure>,
-    stats: Option<gst::Structure>,
+/// WARNING messages about a stall.
+fn stall_warnings(run: &Run) -> usize {
+    run.warnings
+        .iter()
+        .filter(|w| w.contains("stall-timeout"))
+        .count()
 }
 
-impl Run {
-    fn stat(&self, field: &str) -> u64 {
-        self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
-    }
-    fn stall_warnings(&self) -> usize {
-        self.warnings
-            .iter()
-            .filter(|w| w.contains("stall-timeout"))
-            .count()
-    }
+/// The `voxtralrt-stalled` messages.
+fn stalled(run: &Run) -> Vec<&gst::Structure> {
+    run.messages_named("voxtralrt-stalled")
 }
 
 /// What a test wraps the element's recognizer in.
@@ -83,31 +77,7 @@ fn run(wav: &Path, props: &str, wrap: Option<Wrap>) -> Run {
         recognizers::wrap(&t, wrap);
     }
     let run = Arc::new(Mutex::new(Run::default()));
-    let r = run.clone();
-    t.static_pad("src")
-        .unwrap()
-        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
-            let b = info.buffer().unwrap();
-            r.lock()
-                .unwrap()
-                .words
-                .push((b.pts().unwrap().nseconds(), common::text_of(&b.to_owned())));
-            gst::PadProbeReturn::Ok
-        });
-    let r = run.clone();
-    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
-        let mut r = r.lock().unwrap();
-        match msg.view() {
-            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
-            gst::MessageView::Element(e) => {
-                if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-stalled") {
-                    r.stalled.push(s.to_owned());
-                }
-            }
-            _ => {}
-        }
-        gst::BusSyncReply::Pass
-    });
+    common::remote::record(&pipeline, &t, &run);
     let msg = common::run_to_end(pipeline.upcast_ref(), Duration::from_secs(120));
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     let stats = t.property::<gst::Structure>("stats");
@@ -137,9 +107,9 @@ fn a_model_that_falls_silent_over_speech_is_restarted_and_speaks_again() {
         })),
     );
     assert_eq!(run.stat("stalls"), 1, "{:?}", run.stats);
-    assert_eq!(run.stall_warnings(), 1, "{:?}", run.warnings);
-    assert_eq!(run.stalled.len(), 1);
-    let restart = run.stalled[0].get::<u64>("pts").unwrap();
+    assert_eq!(stall_warnings(&run), 1, "{:?}", run.warnings);
+    assert_eq!(stalled(&run).len(), 1);
+    let restart = stalled(&run)[0].get::<u64>("pts").unwrap();
     // Speech from 3 s on without text: the restart after 2 s of it.
     assert!(
         (4_000_000_000..8_000_000_000).contains(&restart),
@@ -179,12 +149,12 @@ fn restarts_back_off_for_a_model_that_never_speaks_again() {
         run.stats
     );
     assert_eq!(
-        run.stall_warnings(),
+        stall_warnings(&run),
         1,
         "one WARNING per episode: {:?}",
         run.warnings
     );
-    assert_eq!(run.stalled.len() as u64, stalls);
+    assert_eq!(stalled(&run).len() as u64, stalls);
 }
 
 #[test]
@@ -219,7 +189,7 @@ fn silence_noise_and_music_never_trigger_the_watchdog() {
             Some(Box::new(|inner| Box::new(MuteAfter::new(inner, 0, true)))),
         );
         assert_eq!(run.stat("stalls"), 0, "{name}: {:?}", run.stats);
-        assert_eq!(run.stall_warnings(), 0, "{name}");
+        assert_eq!(stall_warnings(&run), 0, "{name}");
     }
 }
 
@@ -243,7 +213,7 @@ fn the_watchdog_restarts_a_silent_vllm_session_too() {
     let stalls = run.stat("stalls");
     assert!(stalls >= 1, "{:?}", run.stats);
     assert!(
-        (1..=stalls as usize).contains(&run.stall_warnings()),
+        (1..=stalls as usize).contains(&stall_warnings(&run)),
         "{:?}",
         run.warnings
     );

@@ -31,6 +31,40 @@ impl Run {
     pub fn messages_named(&self, name: &str) -> Vec<&gst::Structure> {
         self.messages.iter().filter(|m| m.name() == name).collect()
     }
+
+    /// Keeps an ERROR, WARNING or element message.
+    pub fn record(&mut self, msg: &gst::Message) {
+        match msg.view() {
+            gst::MessageView::Error(e) => self.errors.push(e.error().to_string()),
+            gst::MessageView::Warning(w) => self.warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => {
+                self.messages.extend(e.structure().map(|s| s.to_owned()))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records into `run` every word `element` pushes and every message its
+/// pipeline's bus gets (the messages stay on the bus too).
+pub fn record(pipeline: &gst::Pipeline, element: &gst::Element, run: &Arc<Mutex<Run>>) {
+    let r = run.clone();
+    element
+        .static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            let b = info.buffer().unwrap();
+            r.lock()
+                .unwrap()
+                .words
+                .push((b.pts().unwrap().nseconds(), super::text_of(&b.to_owned())));
+            gst::PadProbeReturn::Ok
+        });
+    let r = run.clone();
+    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+        r.lock().unwrap().record(msg);
+        gst::BusSyncReply::Pass
+    });
 }
 
 /// Transcribes `audio` (non-live, 100 ms buffers) with engine=vllm at `url`.
@@ -110,15 +144,12 @@ pub fn transcribe_with(
             panic!("no EOS or ERROR within 90 s");
         };
         let mut r = run.lock().unwrap();
-        match msg.view() {
-            gst::MessageView::Eos(_) => break,
-            gst::MessageView::Error(e) => {
-                r.errors.push(e.error().to_string());
-                break;
-            }
-            gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
-            gst::MessageView::Element(e) => r.messages.extend(e.structure().map(|s| s.to_owned())),
-            _ => {}
+        r.record(&msg);
+        if matches!(
+            msg.view(),
+            gst::MessageView::Eos(_) | gst::MessageView::Error(_)
+        ) {
+            break;
         }
     }
     let t = pipeline.by_name("t").unwrap();

@@ -23,6 +23,8 @@ pub mod sink;
 pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;
+#[doc(hidden)]
+pub mod wording;
 
 /// Tests: makes `element` (either of this plugin's elements) wrap the
 /// recognizer it makes from its next NULL->READY on (a slow, faulty or blind

@@ -11,6 +11,7 @@ use gst::prelude::*;
 
 use crate::engine::{self, Backend, StreamConfig};
 use crate::transcript::{Segmentation, TranscriptConfig};
+use crate::wording::{Dictionary, Profanity, ProfanityMode, SharedRules};
 
 pub const DEFAULT_DELAY_MS: u32 = 480;
 /// 160 ms: on the tiny fixture the element's cost over the bare engine stays
@@ -153,6 +154,7 @@ pub fn mark_enums_as_plugin_api() {
         OutputMode::static_type(),
         BackendChoice::static_type(),
         Overload::static_type(),
+        ProfanityMode::static_type(),
     ] {
         t.mark_as_plugin_api(gst::PluginAPIFlags::empty());
     }
@@ -189,6 +191,13 @@ pub struct Settings {
     /// overload=queue: the most live audio kept waiting, so that memory
     /// stays bounded however long the model stays behind (0: no bound).
     pub max_lag_ms: u32,
+    /// The house dictionary's file, as set.
+    pub replacements: Option<PathBuf>,
+    /// The user's profane words, as set.
+    pub profanity_list: Option<String>,
+    /// The dictionary and profanity rules, shared with the running streams
+    /// (a snapshot shares them: a change applies while playing).
+    pub rules: SharedRules,
 }
 
 impl Default for Settings {
@@ -214,6 +223,9 @@ impl Default for Settings {
             max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
+            replacements: None,
+            profanity_list: None,
+            rules: SharedRules::default(),
         }
     }
 }
@@ -462,17 +474,32 @@ impl Settings {
                     .default_value(d.max_stream_duration_s)
                     .mutable_ready()
                     .build(),
-
+                glib::ParamSpecString::builder("replacements")
+                    .nick("House dictionary")
+                    .blurb("A UTF-8 file of rules, one a line: from => to (whole words, any case). Read again when set while playing. Words that may start a phrase wait up to 1 s")
+                    .mutable_playing()
+                    .build(),
+                glib::ParamSpecEnum::builder_with_default("profanity", ProfanityMode::default())
+                    .nick("Profanity")
+                    .blurb("What becomes of profane words (rustrict's English list and profanity-list): off, mask (f***), remove or tag ([bleep]). No added latency")
+                    .mutable_playing()
+                    .build(),
+                glib::ParamSpecString::builder("profanity-list")
+                    .nick("More profane words")
+                    .blurb("Words (comma-separated, any case) treated as profane too, e.g. for the model's other languages")
+                    .mutable_playing()
+                    .build(),
         ]
     }
 
     /// Applies one property value. A value the element cannot use is
-    /// refused (the old one stays) and the reason returned.
+    /// refused (the old one stays) and the reason returned; a value used in
+    /// part comes with warnings.
     pub fn set_property(
         &mut self,
         value: &glib::Value,
         pspec: &glib::ParamSpec,
-    ) -> Result<(), Rejected> {
+    ) -> Result<Vec<String>, Rejected> {
         match pspec.name() {
             "model-path" => {
                 self.model_path = value
@@ -518,9 +545,39 @@ impl Settings {
             }
             "overload" => self.overload = value.get().expect("type checked"),
             "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
+            "replacements" => return self.set_replacements(value.get().expect("type checked")),
+            "profanity" => {
+                let mode = value.get().expect("type checked");
+                self.rules.update(|r| r.profanity.mode = mode);
+            }
+            "profanity-list" => {
+                let list: Option<String> = value.get().expect("type checked");
+                let extra = Profanity::parse_list(list.as_deref().unwrap_or_default());
+                self.rules.update(|r| r.profanity.extra = extra);
+                self.profanity_list = list;
+            }
             other => unreachable!("no property {other}"),
         }
-        Ok(())
+        Ok(Vec::new())
+    }
+
+    /// Loads the dictionary at `path` (none: no dictionary); an unreadable
+    /// file leaves the rules as they were.
+    fn set_replacements(&mut self, path: Option<String>) -> Result<Vec<String>, Rejected> {
+        let path = path.filter(|p| !p.is_empty()).map(PathBuf::from);
+        let (dictionary, bad) = match &path {
+            Some(path) => Dictionary::load(path)
+                .map_err(|e| Rejected(format!("{e}; the dictionary in use stays")))?,
+            None => (Dictionary::default(), Vec::new()),
+        };
+        let shown = path.as_ref().map(|p| p.display().to_string());
+        let warnings = bad
+            .iter()
+            .map(|b| format!("dictionary {}: {b}", shown.as_deref().unwrap_or_default()))
+            .collect();
+        self.rules.update(|r| r.dictionary = dictionary);
+        self.replacements = path;
+        Ok(warnings)
     }
 
     /// The value of one property (`stats` is answered by the element).
@@ -549,6 +606,13 @@ impl Settings {
             "max-stream-duration" => self.max_stream_duration_s.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),
+            "replacements" => self
+                .replacements
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .to_value(),
+            "profanity" => self.rules.current().profanity.mode.to_value(),
+            "profanity-list" => self.profanity_list.to_value(),
             other => unreachable!("no property {other}"),
         }
     }
@@ -568,8 +632,16 @@ impl SettingsCell {
         self.settings.lock().unwrap().clone()
     }
 
-    pub fn latency_ms(&self) -> u32 {
-        self.settings.lock().unwrap().latency_ms
+    /// The latency to answer LATENCY queries with: `latency`, plus the
+    /// dictionary's hold when a rule has several words.
+    pub fn reported_latency(&self) -> gst::ClockTime {
+        let settings = self.settings.lock().unwrap();
+        let hold = if settings.rules.current().dictionary.max_words() > 1 {
+            gst::ClockTime::from_nseconds(crate::wording::MAX_HOLD_NS)
+        } else {
+            gst::ClockTime::ZERO
+        };
+        settings.latency() + hold
     }
 
     /// Sets a shared property; a refused value is kept out and warned about.
@@ -580,7 +652,15 @@ impl SettingsCell {
         pspec: &glib::ParamSpec,
     ) {
         let result = self.settings.lock().unwrap().set_property(value, pspec);
-        if let Err(Rejected(message)) = result {
+        let warnings = match result {
+            Ok(warnings) => warnings,
+            Err(Rejected(message)) => vec![message],
+        };
+        if pspec.name() == "replacements" && element.parent().is_some() {
+            // The dictionary's hold may have changed the latency.
+            let _ = element.post_message(gst::message::Latency::builder().src(element).build());
+        }
+        for message in warnings {
             gst::warning!(gst::CAT_DEFAULT, obj = element, "{}", message);
             if element.parent().is_some() {
                 gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));

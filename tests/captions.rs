@@ -531,7 +531,7 @@ fn transcriberbin_and_our_caption_output_give_the_same_words() {
 fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() {
     // The tone model only says "x": these words go through the element's
     // encoder (src/caption) directly, then the same stock chain.
-    use gstvoxtralrt::caption::{CcFormat, Config, Encoder, Packer};
+    use gstvoxtralrt::caption::{CcFormat, Channel608, Config, Encoder, Packer};
     init();
     let long = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"; // 40 characters
     let mut encoder = Encoder::new(Config::default(), 0);
@@ -540,7 +540,7 @@ fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() 
         encoder.push_word(word, start, start + 400 * MS);
     }
     let framerate = Config::default().framerate;
-    let mut packer = Packer::new(CcFormat::Cea708CcData, framerate).unwrap();
+    let mut packer = Packer::new(CcFormat::Cea708CcData, framerate, Channel608::Cc1).unwrap();
     let frames = encoder.frames_until(4_000 * MS);
     let losses = encoder.losses();
     // п р и в е т, 北 京: transliterated; "Ü" is in 608's extended set.

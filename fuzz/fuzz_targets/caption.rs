@@ -10,7 +10,7 @@
 
 use cea608_types::{Cea608, Cea608State};
 use gstvoxtralrt::caption::format::BROADCAST_FRAMERATES;
-use gstvoxtralrt::caption::{CcFormat, Config, Encoder, Frame, Mode, Packer, Timing};
+use gstvoxtralrt::caption::{Channel608, CcFormat, Config, Encoder, Frame, Mode, Packer, Timing};
 use libfuzzer_sys::fuzz_target;
 
 const MS: u64 = 1_000_000;
@@ -89,11 +89,12 @@ fuzz_target!(|data: &[u8]| {
             clear_after_ns: u64::from(*clear) * 20 * MS,
             ..Timing::default()
         },
+        ..Config::default()
     };
     let format = CcFormat::ALL[usize::from(*format) % CcFormat::ALL.len()];
     let mut encoder = Encoder::new(config, 0);
     let mut checker = Checker {
-        packer: Packer::new(format, framerate).expect("a broadcast rate"),
+        packer: Packer::new(format, framerate, Channel608::Cc1).expect("a broadcast rate"),
         state: Cea608State::default(),
         column: 0,
         next_pts: None,

@@ -1,8 +1,8 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! CEA-608 on CC1 (field 1, channel 1): words become byte pairs, one pair
-//! per frame that has room for one.
+//! CEA-608 on CC1 (field 1, data channel 1) or CC3 (field 2, data channel
+//! 1): words become byte pairs, one pair per frame that has room for one.
 //!
 //! A word's pairs start on the first such frame at or after its start.
 //! Field 1 carries one pair (two characters) per frame, so fast speech can
@@ -23,7 +23,7 @@ use cea608_types::tables::{
 
 use super::charset::{map_608, Glyph608};
 use super::layout::Layout;
-use super::{Mode, Timing};
+use super::{Channel608, Mode, Timing};
 
 /// The pair sent when there is nothing to say: two NULs with odd parity.
 pub const PADDING: [u8; 2] = [0x80, 0x80];
@@ -45,6 +45,8 @@ struct Word {
 pub struct Track {
     mode: Mode,
     timing: Timing,
+    /// The field of the channel: control codes differ between fields.
+    field: Field,
     layout: Layout,
     queue: VecDeque<Word>,
     /// The pairs of the word (or command) being sent.
@@ -65,10 +67,15 @@ pub struct Track {
 }
 
 impl Track {
-    pub fn new(mode: Mode, timing: Timing) -> Self {
+    pub fn new(mode: Mode, timing: Timing, channel: Channel608) -> Self {
         Self {
             mode,
             timing,
+            field: if channel.is_field_2() {
+                Field::TWO
+            } else {
+                Field::ONE
+            },
             layout: Layout::default(),
             queue: VecDeque::new(),
             pairs: VecDeque::new(),
@@ -169,7 +176,7 @@ impl Track {
     }
 
     fn send_word(&mut self, word: Word) {
-        let mut out = Pairs::default();
+        let mut out = Pairs::new(self.field);
         for piece in self.layout.place(word.glyphs.len()) {
             self.begin_piece(piece.new_line, &mut out);
             if piece.space_before {
@@ -239,14 +246,14 @@ impl Track {
     }
 
     fn show_loaded(&mut self) {
-        let mut out = Pairs::default();
+        let mut out = Pairs::new(self.field);
         self.end_caption(&mut out);
         self.pairs.extend(out.finish());
         self.layout.clear();
     }
 
     fn clear_screen(&mut self) {
-        let mut out = Pairs::default();
+        let mut out = Pairs::new(self.field);
         if self.finishing && self.mode.is_roll_up() {
             // The row is committed, as a decoder that writes a roll-up
             // caption when its row rolls needs.
@@ -278,17 +285,26 @@ fn base_row() -> Control {
 
 /// Byte pairs being put together: one-byte characters two to a pair,
 /// two-byte codes alone and twice.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Pairs {
+    field: Field,
     pairs: Vec<[u8; 2]>,
     /// A one-byte character waiting for a second one.
     half: Option<u8>,
 }
 
 impl Pairs {
+    fn new(field: Field) -> Self {
+        Self {
+            field,
+            pairs: Vec::new(),
+            half: None,
+        }
+    }
+
     fn control(&mut self, control: Control) {
         self.two_byte(Code::Control(ControlCode::new(
-            Field::ONE,
+            self.field,
             Channel::ONE,
             control,
         )));

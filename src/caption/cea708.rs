@@ -1,7 +1,7 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! CEA-708 DTVCC service 1, with windows of its own: the same modes and
+//! A CEA-708 DTVCC service, with windows of its own: the same modes and
 //! lines as the CEA-608 track, written with 708 window commands.
 //!
 //! - roll-up N: window 0, N rows, visible; the pen starts on the last row
@@ -26,9 +26,6 @@ use super::charset::map_708;
 use super::layout::{Layout, COLUMNS};
 use super::{Mode, Timing};
 
-/// The service captions go to (the primary caption service).
-pub const SERVICE: u8 = 1;
-
 /// Predefined window styles (CEA-708 8.4.11): NTSC-style pop-up, and
 /// roll-up.
 const POP_UP_STYLE: u8 = 1;
@@ -49,6 +46,8 @@ struct Word {
 pub struct Track {
     mode: Mode,
     timing: Timing,
+    /// The service the captions go to (1: the primary one).
+    service: u8,
     layout: Layout,
     queue: std::collections::VecDeque<Word>,
     defined: WindowBits,
@@ -64,10 +63,11 @@ pub struct Track {
 }
 
 impl Track {
-    pub fn new(mode: Mode, timing: Timing) -> Self {
+    pub fn new(mode: Mode, timing: Timing, service: u8) -> Self {
         Self {
             mode,
             timing,
+            service,
             layout: Layout::default(),
             queue: Default::default(),
             defined: WindowBits::NONE,
@@ -258,8 +258,8 @@ impl Track {
         )
     }
 
-    /// Packs the codes into DTVCC packets of service 1 (a packet holds up
-    /// to 127 bytes of service blocks).
+    /// Packs the codes into DTVCC packets of the service (a packet holds
+    /// up to 127 bytes of service blocks).
     fn packets(&mut self, codes: Vec<Code>) -> Vec<DTVCCPacket> {
         let mut packets = Vec::new();
         if codes.is_empty() {
@@ -268,10 +268,10 @@ impl Track {
         }
         let mut packet = self.new_packet();
         for code in codes {
-            if packet.push_code(SERVICE, code.clone()).is_err() {
+            if packet.push_code(self.service, code.clone()).is_err() {
                 packets.push(std::mem::replace(&mut packet, self.new_packet()));
                 packet
-                    .push_code(SERVICE, code)
+                    .push_code(self.service, code)
                     .expect("one code fits an empty packet");
             }
         }

@@ -6,26 +6,28 @@
 use cea708_types::{CCDataWriter, Cea608};
 
 use super::cea608::PADDING;
-use super::{Frame, Framerate};
+use super::{Channel608, Frame, Framerate};
 
 /// The caption formats of GStreamer's `closedcaption/*` caps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CcFormat {
-    /// `closedcaption/x-cea-608,format=raw`: the CC1 pair.
+    /// `closedcaption/x-cea-608,format=raw`: the CC1 pair (field 1 only
+    /// on GStreamer 1.22).
     Cea608Raw,
-    /// `closedcaption/x-cea-608,format=s334-1a`: the CC1 pair after a
-    /// SMPTE 334-1 byte saying field 1.
+    /// `closedcaption/x-cea-608,format=s334-1a`: the pair after a SMPTE
+    /// 334-1 byte saying its field.
     Cea608S334_1a,
-    /// `closedcaption/x-cea-708,format=cc_data`: cc_data triples (CC1 and
-    /// the DTVCC packets), as x264enc writes into SEI.
+    /// `closedcaption/x-cea-708,format=cc_data`: cc_data triples (the 608
+    /// pair and the DTVCC packets), as x264enc writes into SEI.
     Cea708CcData,
     /// `closedcaption/x-cea-708,format=cdp`: the same in a SMPTE 334-2
     /// caption distribution packet.
     Cea708Cdp,
 }
 
-/// The SMPTE 334-1 byte before a field 1 pair.
+/// The SMPTE 334-1 byte before a field 1 pair; a field 2 pair's is 0.
 const S334_FIELD_1: u8 = 0x80;
+const S334_FIELD_2: u8 = 0x00;
 
 impl CcFormat {
     pub const ALL: [CcFormat; 4] = [
@@ -56,6 +58,11 @@ impl CcFormat {
     pub fn carries_708(self) -> bool {
         matches!(self, CcFormat::Cea708CcData | CcFormat::Cea708Cdp)
     }
+
+    /// Whether the format can carry `channel` (raw 608 has no field 2).
+    pub fn carries(self, channel: Channel608) -> bool {
+        self != CcFormat::Cea608Raw || !channel.is_field_2()
+    }
 }
 
 /// The frame rates of SMPTE 334-2 CDPs, which the other formats are held
@@ -71,17 +78,28 @@ pub const BROADCAST_FRAMERATES: [Framerate; 8] = [
     Framerate::new(60, 1),
 ];
 
-/// A frame rate the caption formats cannot be written at.
+/// Captions that cannot be written in a format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UnsupportedFramerate(pub Framerate);
+pub enum Unsupported {
+    Framerate(Framerate),
+    /// Raw 608 carries field 1 only.
+    Field2InRaw,
+}
 
-impl std::fmt::Display for UnsupportedFramerate {
+impl std::fmt::Display for Unsupported {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "captions cannot be written at {}/{} fps",
-            self.0.numer, self.0.denom
-        )
+        match self {
+            Unsupported::Framerate(r) => {
+                write!(
+                    f,
+                    "captions cannot be written at {}/{} fps",
+                    r.numer, r.denom
+                )
+            }
+            Unsupported::Field2InRaw => f.write_str(
+                "CC3 is in field 2, which closedcaption/x-cea-608,format=raw cannot carry",
+            ),
+        }
     }
 }
 
@@ -90,20 +108,28 @@ impl std::fmt::Display for UnsupportedFramerate {
 pub struct Packer {
     format: CcFormat,
     framerate: Framerate,
+    channel: Channel608,
     cc_data: CCDataWriter,
     cdp: cdp_types::CDPWriter,
     cdp_framerate: cdp_types::Framerate,
 }
 
 impl Packer {
-    pub fn new(format: CcFormat, framerate: Framerate) -> Result<Self, UnsupportedFramerate> {
+    pub fn new(
+        format: CcFormat,
+        framerate: Framerate,
+        channel: Channel608,
+    ) -> Result<Self, Unsupported> {
+        if !format.carries(channel) {
+            return Err(Unsupported::Field2InRaw);
+        }
         let cdp_framerate = (1..=8)
             .filter_map(cdp_types::Framerate::from_id)
             .find(|f| {
                 u64::from(f.numer()) * u64::from(framerate.denom)
                     == u64::from(framerate.numer) * u64::from(f.denom())
             })
-            .ok_or(UnsupportedFramerate(framerate))?;
+            .ok_or(Unsupported::Framerate(framerate))?;
         let mut cc_data = CCDataWriter::default();
         // A constant cc_count per frame rate, as broadcast equipment
         // expects.
@@ -112,6 +138,7 @@ impl Packer {
         Ok(Self {
             format,
             framerate,
+            channel,
             cc_data,
             cdp: cdp_types::CDPWriter::new(),
             cdp_framerate,
@@ -131,7 +158,14 @@ impl Packer {
         let pair = frame.cea608.unwrap_or(PADDING);
         match self.format {
             CcFormat::Cea608Raw => pair.to_vec(),
-            CcFormat::Cea608S334_1a => vec![S334_FIELD_1, pair[0], pair[1]],
+            CcFormat::Cea608S334_1a => {
+                let field = if self.channel.is_field_2() {
+                    S334_FIELD_2
+                } else {
+                    S334_FIELD_1
+                };
+                vec![field, pair[0], pair[1]]
+            }
             CcFormat::Cea708CcData => {
                 self.queue(frame);
                 let mut data = Vec::new();
@@ -159,10 +193,15 @@ impl Packer {
     fn queue(&mut self, frame: Frame) {
         let cdp = self.format == CcFormat::Cea708Cdp;
         if let Some([b0, b1]) = frame.cea608 {
-            if cdp {
-                self.cdp.push_cea608(Cea608::Field1(b0, b1));
+            let pair = if self.channel.is_field_2() {
+                Cea608::Field2(b0, b1)
             } else {
-                self.cc_data.push_cea608(Cea608::Field1(b0, b1));
+                Cea608::Field1(b0, b1)
+            };
+            if cdp {
+                self.cdp.push_cea608(pair);
+            } else {
+                self.cc_data.push_cea608(pair);
             }
         }
         for packet in frame.cea708 {

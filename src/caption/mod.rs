@@ -1,8 +1,8 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Closed captions from timed words: CEA-608 on CC1 and CEA-708 service 1,
-//! one chunk of caption data per video frame.
+//! Closed captions from timed words: CEA-608 on CC1 or CC3 and a CEA-708
+//! service (1 to 6), one chunk of caption data per video frame.
 //!
 //! Words come in with their start and end (ns, on any timeline); frames
 //! go out on a grid of the video frame rate from an origin (the segment
@@ -10,10 +10,10 @@
 //! start. Frames with nothing to say carry padding, so a muxer never waits
 //! for captions.
 //!
-//! - [`cea608`]: CC1 byte pairs; one pair (two characters) per frame up to
+//! - [`cea608`]: CC1 or CC3 byte pairs; one pair (two characters) per frame up to
 //!   30 fps, one every other frame above; a backlog is caught up by dropping
 //!   the oldest words, never by drifting.
-//! - [`cea708`]: DTVCC service 1 with its own windows; every word on its
+//! - [`cea708`]: a DTVCC service with its own windows; every word on its
 //!   frame.
 //! - [`format`]: the bytes of a frame in each GStreamer caption format
 //!   (raw and s334-1a 608, cc_data and cdp 708).
@@ -121,12 +121,36 @@ impl Framerate {
     }
 }
 
+/// The CEA-608 channels captions can go on: CC1 (field 1) for the main
+/// language, CC3 (field 2) for a second one. Both use data channel 1's
+/// codes, each in its own field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Channel608 {
+    #[default]
+    Cc1,
+    Cc3,
+}
+
+impl Channel608 {
+    /// Whether the pairs go in field 2.
+    pub fn is_field_2(self) -> bool {
+        self == Channel608::Cc3
+    }
+}
+
+/// The CEA-708 services a caption stream can use (the standard's primary
+/// and secondary language services are 1 and 2).
+pub const SERVICES: std::ops::RangeInclusive<u8> = 1..=6;
+
 /// What the encoder is set up with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     pub mode: Mode,
     pub framerate: Framerate,
     pub timing: Timing,
+    pub channel: Channel608,
+    /// The CEA-708 service, in [`SERVICES`].
+    pub service: u8,
 }
 
 impl Default for Config {
@@ -135,6 +159,8 @@ impl Default for Config {
             mode: Mode::default(),
             framerate: Framerate::NTSC,
             timing: Timing::default(),
+            channel: Channel608::Cc1,
+            service: 1,
         }
     }
 }
@@ -146,10 +172,10 @@ pub struct Frame {
     pub index: u64,
     pub pts: u64,
     pub duration: u64,
-    /// The CC1 pair, where the frame has room for one (padding when there
-    /// is nothing to say).
+    /// The CC1 or CC3 pair, where the frame has room for one (padding when
+    /// there is nothing to say).
     pub cea608: Option<[u8; 2]>,
-    /// Service 1 packets that start on this frame.
+    /// The service's packets that start on this frame.
     pub cea708: Vec<DTVCCPacket>,
 }
 
@@ -187,8 +213,8 @@ impl Encoder {
             config,
             origin,
             index: 0,
-            cea608: cea608::Track::new(config.mode, config.timing),
-            cea708: cea708::Track::new(config.mode, config.timing),
+            cea608: cea608::Track::new(config.mode, config.timing, config.channel),
+            cea708: cea708::Track::new(config.mode, config.timing, config.service),
         }
     }
 

@@ -492,7 +492,7 @@ fn service_codes(enc: &mut Encoder, until: u64) -> Vec<(u64, Code708)> {
     for frame in enc.frames_until(until) {
         for packet in frame.cea708 {
             for service in packet.services() {
-                assert_eq!(service.number(), cea708::SERVICE);
+                assert_eq!(service.number(), 1);
                 codes.extend(service.codes().iter().cloned().map(|c| (frame.pts, c)));
             }
         }
@@ -578,7 +578,7 @@ fn service_1_carries_latin_1_that_608_lacks() {
 fn packed(format: CcFormat, fps: Framerate) -> Vec<Vec<u8>> {
     let mut enc = at(fps, Mode::RollUp2);
     enc.push_word("hello", 0, 300 * MS);
-    let mut packer = Packer::new(format, fps).unwrap();
+    let mut packer = Packer::new(format, fps, Channel608::Cc1).unwrap();
     enc.frames_until(1_000 * MS)
         .into_iter()
         .map(|f| packer.pack(f))
@@ -654,7 +654,7 @@ fn cdp_wraps_the_same_cc_data_and_parses_back() {
 
 #[test]
 fn cdp_refuses_a_rate_it_cannot_name() {
-    assert!(Packer::new(CcFormat::Cea708Cdp, Framerate::new(15, 1)).is_err());
+    assert!(Packer::new(CcFormat::Cea708Cdp, Framerate::new(15, 1), Channel608::Cc1).is_err());
 }
 
 /// Speech at `wps` words a second, evenly, from a plain English text.

@@ -36,6 +36,30 @@ pub enum CaptionMode {
     RollUp4 = 4,
 }
 
+/// The CEA-608 channel of the captions.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtCaptionChannel")]
+pub enum CaptionChannel {
+    #[default]
+    #[enum_value(name = "CC1: field 1, the main language", nick = "cc1")]
+    Cc1 = 1,
+    #[enum_value(
+        name = "CC3: field 2, a second language (not in format=raw)",
+        nick = "cc3"
+    )]
+    Cc3 = 3,
+}
+
+impl From<CaptionChannel> for caption::Channel608 {
+    fn from(channel: CaptionChannel) -> Self {
+        match channel {
+            CaptionChannel::Cc1 => caption::Channel608::Cc1,
+            CaptionChannel::Cc3 => caption::Channel608::Cc3,
+        }
+    }
+}
+
 impl From<CaptionMode> for caption::Mode {
     fn from(mode: CaptionMode) -> Self {
         match mode {
@@ -53,6 +77,8 @@ impl From<CaptionMode> for caption::Mode {
 pub struct CaptionSettings {
     pub mode: CaptionMode,
     pub clear_after_ms: u32,
+    pub channel: CaptionChannel,
+    pub service: u32,
 }
 
 impl Default for CaptionSettings {
@@ -60,6 +86,8 @@ impl Default for CaptionSettings {
         Self {
             mode: CaptionMode::RollUp2,
             clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
+            channel: CaptionChannel::Cc1,
+            service: 1,
         }
     }
 }
@@ -81,6 +109,19 @@ impl CaptionSettings {
                 .default_value(d.clear_after_ms)
                 .mutable_ready()
                 .build(),
+            glib::ParamSpecEnum::builder_with_default("caption-channel", d.channel)
+                .nick("CEA-608 channel")
+                .blurb("The CEA-608 channel of closed caption output: cc1, or cc3 (field 2) for a second language; no added latency")
+                .mutable_ready()
+                .build(),
+            glib::ParamSpecUInt::builder("caption-service")
+                .nick("CEA-708 service")
+                .blurb("The CEA-708 service of closed caption output: 1 (primary), 2 (secondary language) up to 6; no added latency")
+                .minimum(u32::from(*caption::SERVICES.start()))
+                .maximum(u32::from(*caption::SERVICES.end()))
+                .default_value(d.service)
+                .mutable_ready()
+                .build(),
         ]
     }
 
@@ -89,6 +130,8 @@ impl CaptionSettings {
         match name {
             "caption-mode" => self.mode = value.get().expect("type checked"),
             "caption-clear-after" => self.clear_after_ms = value.get().expect("type checked"),
+            "caption-channel" => self.channel = value.get().expect("type checked"),
+            "caption-service" => self.service = value.get().expect("type checked"),
             _ => return false,
         }
         true
@@ -98,6 +141,8 @@ impl CaptionSettings {
         match name {
             "caption-mode" => Some(self.mode.to_value()),
             "caption-clear-after" => Some(self.clear_after_ms.to_value()),
+            "caption-channel" => Some(self.channel.to_value()),
+            "caption-service" => Some(self.service.to_value()),
             _ => None,
         }
     }
@@ -112,6 +157,8 @@ impl CaptionSettings {
                     .nseconds(),
                 ..caption::Timing::default()
             },
+            channel: self.channel.into(),
+            service: self.service as u8,
         }
     }
 }

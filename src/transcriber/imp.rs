@@ -141,8 +141,21 @@ impl SrcOutput {
     /// first: text unless downstream wants captions) and sends its caps
     /// if they changed.
     fn negotiate(&mut self) {
-        let template = self.srcpad.pad_template_caps();
+        let template = offered_caps(
+            &self.srcpad.pad_template_caps(),
+            self.captions.channel.into(),
+        );
         let Some(caps) = choose_caps(&self.srcpad.peer_query_caps(Some(&template))) else {
+            let channel: caption::Channel608 = self.captions.channel.into();
+            if channel.is_field_2() {
+                if let Some(element) = self.element() {
+                    gst::element_error!(
+                        element,
+                        gst::CoreError::Negotiation,
+                        ["caption-channel=cc3 is carried in CEA-608 field 2, which closedcaption/x-cea-608,format=raw cannot carry: put ccconverter after the transcriber, or use caption-channel=cc1"]
+                    );
+                }
+            }
             // The next push fails with NOT_NEGOTIATED, which is an error.
             gst::warning!(
                 CAT,
@@ -168,9 +181,9 @@ impl SrcOutput {
             self.kind = Kind::Text;
             return;
         };
-        let packer = match Packer::new(format, framerate) {
+        let packer = match Packer::new(format, framerate, self.captions.channel.into()) {
             Ok(packer) => packer,
-            Err(e) => unreachable!("the template only has rates the formats take: {e}"),
+            Err(e) => unreachable!("the offered caps only have what the formats take: {e}"),
         };
         match &mut self.kind {
             Kind::Captions(captions) => {
@@ -324,7 +337,8 @@ impl SrcOutput {
                 self.captions.config(framerate),
                 self.segment_start.nseconds(),
             );
-            captions.packer = Packer::new(format, framerate).expect("worked before");
+            captions.packer = Packer::new(format, framerate, self.captions.channel.into())
+                .expect("worked before");
             captions.counted = Losses::default();
         }
     }
@@ -516,7 +530,7 @@ impl Transcriber {
                     return false;
                 }
                 let (live, min, max) = upstream.result();
-                let ours = gst::ClockTime::from_mseconds(u64::from(self.settings.latency_ms()));
+                let ours = self.settings.reported_latency();
                 q.set(live, min + ours, max.map(|m| m + ours));
                 gst::debug!(CAT, imp = self, "latency: live {live}, min {}", min + ours);
                 true
@@ -765,6 +779,23 @@ fn src_caps() -> gst::Caps {
         );
     }
     caps
+}
+
+/// What the src pad offers with captions on `channel`: the template,
+/// without the caption formats that cannot carry it.
+fn offered_caps(template: &gst::Caps, channel: caption::Channel608) -> gst::Caps {
+    let mut offered = gst::Caps::new_empty();
+    let offered_mut = offered.get_mut().expect("new caps");
+    for s in template.iter() {
+        let format = s
+            .get::<&str>("format")
+            .ok()
+            .and_then(|f| CcFormat::from_caps_name_and_format(s.name(), f));
+        if format.is_none_or(|f| f.carries(channel)) {
+            offered_mut.append_structure(s.to_owned());
+        }
+    }
+    offered
 }
 
 /// The output caps from what downstream takes: its first choice, with the

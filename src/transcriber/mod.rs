@@ -9,7 +9,7 @@ use gst::prelude::*;
 mod captions;
 pub(crate) mod imp;
 
-pub use captions::CaptionMode;
+pub use captions::{CaptionChannel, CaptionMode};
 
 glib::wrapper! {
     pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object;
@@ -18,6 +18,7 @@ glib::wrapper! {
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
     crate::settings::mark_enums_as_plugin_api();
     CaptionMode::static_type().mark_as_plugin_api(gst::PluginAPIFlags::empty());
+    CaptionChannel::static_type().mark_as_plugin_api(gst::PluginAPIFlags::empty());
     gst::Element::register(
         Some(plugin),
         "voxtralrttranscriber",

@@ -18,6 +18,8 @@
 #[cfg(test)]
 mod tests;
 
+use crate::wording::{Rewriter, SharedRules, Timed};
+
 /// What to cut the transcript into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Segmentation {
@@ -129,17 +131,26 @@ pub struct Transcript {
     /// Everything before this has been handed on as cues or gaps.
     handed_on: u64,
     word: Option<Word>,
+    /// Closed words on their way to the house's wording.
+    rewriter: Rewriter,
     line: Line,
     finished: bool,
 }
 
 impl Transcript {
     pub fn new(config: TranscriptConfig) -> Self {
+        Self::with_rules(config, SharedRules::default())
+    }
+
+    /// A transcript whose words are worded by `rules` (dictionary and
+    /// profanity).
+    pub fn with_rules(config: TranscriptConfig, rules: SharedRules) -> Self {
         Self {
             config,
             covered: 0,
             handed_on: 0,
             word: None,
+            rewriter: Rewriter::new(rules),
             line: Line::default(),
             finished: false,
         }
@@ -157,6 +168,7 @@ impl Transcript {
     /// Text held back because it may still grow.
     pub fn held_text(&self) -> String {
         let mut parts: Vec<&str> = self.line.words.iter().map(|w| w.text.as_str()).collect();
+        parts.extend(self.rewriter.held().iter().map(|w| w.text.as_str()));
         if let Some(w) = &self.word {
             parts.push(&w.text);
         }
@@ -181,6 +193,7 @@ impl Transcript {
         let mut out = self.place(text, audio_end);
         self.finished = true;
         self.close_word(audio_end, &mut out);
+        self.flush_rewriter(&mut out);
         self.flush_line(&mut out);
         self.gap_until(audio_end.max(self.covered), &mut out);
         out
@@ -192,6 +205,7 @@ impl Transcript {
     pub fn release_held(&mut self) -> Vec<Output> {
         let mut out = Vec::new();
         self.close_word(self.covered, &mut out);
+        self.flush_rewriter(&mut out);
         self.flush_line(&mut out);
         self.gap_until(self.covered, &mut out);
         out
@@ -214,7 +228,13 @@ impl Transcript {
             }
         }
         self.covered = to;
+        if let Some(word) = self.word.as_ref().filter(|w| !w.closed) {
+            let ready = self.rewriter.next_word_begins(&word.text);
+            self.emit_worded(ready, &mut out);
+        }
         self.release_stale_word(&mut out);
+        let stale = self.rewriter.release_stale(self.covered);
+        self.emit_worded(stale, &mut out);
         self.flush_paused_line(&mut out);
         let horizon = self.horizon();
         self.gap_until(horizon, &mut out);
@@ -246,8 +266,29 @@ impl Transcript {
         };
         let stretched = word.start + self.config.min_duration_ns;
         word.end = word.end.max(stretched.min(limit.max(word.end)));
-        word.closed = true;
-        self.emit_word(word, out);
+        let ready = self.rewriter.push(Timed {
+            text: word.text,
+            start: word.start,
+            end: word.end,
+        });
+        self.emit_worded(ready, out);
+    }
+
+    fn flush_rewriter(&mut self, out: &mut Vec<Output>) {
+        let ready = self.rewriter.flush();
+        self.emit_worded(ready, out);
+    }
+
+    fn emit_worded(&mut self, words: Vec<Timed>, out: &mut Vec<Output>) {
+        for w in words {
+            let word = Word {
+                text: w.text,
+                start: w.start,
+                end: w.end,
+                closed: true,
+            };
+            self.emit_word(word, out);
+        }
     }
 
     fn release_stale_word(&mut self, out: &mut Vec<Output>) {
@@ -309,8 +350,11 @@ impl Transcript {
 
     /// Earliest time at which output not handed on yet can start.
     fn horizon(&self) -> u64 {
-        let held = self.line.words.first().or(self.word.as_ref());
-        held.map_or(self.covered, |w| w.start)
+        let held = self.line.words.first().map(|w| w.start);
+        let worded = self.rewriter.held().first().map(|w| w.start);
+        held.or(worded)
+            .or(self.word.as_ref().map(|w| w.start))
+            .unwrap_or(self.covered)
     }
 
     fn gap_until(&mut self, end: u64, out: &mut Vec<Output>) {

@@ -252,3 +252,84 @@ fn any_sequence_of_pieces_keeps_every_word_in_order_and_time() {
         assert_well_formed(&out);
     }
 }
+
+/// Where each cue left, by start: (start, heard_until when handed on).
+fn emission_positions(rules: crate::wording::SharedRules, text: &str) -> Vec<(u64, u64, String)> {
+    // 14 characters a second (about 150 words a minute), decoded every
+    // 160 ms, as the default settings do.
+    const CHAR_NS: u64 = 70 * MS;
+    const INTERVAL: u64 = 160 * MS;
+    let chars: Vec<char> = text.chars().collect();
+    let mut t = Transcript::with_rules(words_config(), rules);
+    let mut left = Vec::new();
+    let mut sent = 0;
+    let mut until = 0;
+    while sent < chars.len() {
+        until += INTERVAL;
+        let due = ((until / CHAR_NS) as usize).min(chars.len());
+        let piece: String = chars[sent..due].iter().collect();
+        sent = due;
+        for c in cues(&t.push(&piece, until)) {
+            left.push((c.start, until, c.text));
+        }
+    }
+    for c in cues(&t.finish("", until + INTERVAL)) {
+        left.push((c.start, until + INTERVAL, c.text));
+    }
+    left
+}
+
+fn percentile(mut values: Vec<u64>, p: usize) -> u64 {
+    values.sort_unstable();
+    values[(values.len() * p / 100).min(values.len() - 1)]
+}
+
+/// The figures in the README ("A house dictionary"): what holding words
+/// that may start a phrase adds to their latency, on news-like speech with
+/// rules whose first words are common ("the", "new", "prime").
+#[test]
+fn a_house_dictionary_adds_a_bounded_hold_to_the_words_that_may_start_a_phrase() {
+    let text = "the prime minister met the mayor of new york city on monday \
+        and the white house said the talks in new york were good for the \
+        prime minister who flew back to the capital on tuesday while the \
+        mayor of new jersey spoke to the press about the new budget and \
+        the white house press office said the prime numbers were fine and \
+        that new york city would get the new money from the state soon";
+    let (dictionary, bad) = crate::wording::Dictionary::parse(
+        "new york city => New York City\nthe white house => the White House\n\
+         prime minister => Prime Minister\nnew jersey => New Jersey",
+    );
+    assert!(bad.is_empty());
+    let rules = crate::wording::SharedRules::default();
+    rules.update(|r| r.dictionary = dictionary);
+    let plain = emission_positions(Default::default(), text);
+    let worded = emission_positions(rules, text);
+    let words = text.split_whitespace().count();
+    assert_eq!(plain.len(), words);
+    assert!(worded.iter().any(|(_, _, t)| t == "White"));
+    assert!(worded.iter().any(|(_, _, t)| t == "City"));
+    let mut added = Vec::new();
+    let mut held = Vec::new();
+    // A replacement's later words start inside its first original word's
+    // span; each is compared with the original word it starts in.
+    for (start, at, _) in &worded {
+        let (_, before, _) = plain.iter().rev().find(|(s, ..)| s <= start).unwrap();
+        let extra = at - before;
+        added.push(extra);
+        if extra > 0 {
+            held.push(extra);
+        }
+    }
+    let bound = crate::wording::MAX_HOLD_NS + 160 * MS;
+    assert!(added.iter().all(|&a| a <= bound), "{added:?}");
+    println!(
+        "dictionary hold: {} of {} words held; added latency p50 {} ms, p95 {} ms, max {} ms \
+         over all words; p95 {} ms over the held ones",
+        held.len(),
+        worded.len(),
+        percentile(added.clone(), 50) / MS,
+        percentile(added.clone(), 95) / MS,
+        added.iter().max().unwrap() / MS,
+        percentile(held, 95) / MS,
+    );
+}

@@ -64,7 +64,7 @@ impl Worker {
         }
         self.active = Some(Active {
             base,
-            transcript: Transcript::new(self.transcript_config),
+            transcript: Transcript::with_rules(self.transcript_config, self.rules.clone()),
         });
         self.watch.begun();
         Ok(())

@@ -11,6 +11,7 @@ use crate::engine::samples_to_ns;
 use crate::recognizer::{self, Recognizer, StreamConfig};
 use crate::settings::{Settings, MAX_FILLED_HOLE};
 use crate::transcript::{Transcript, TranscriptConfig};
+use crate::wording::SharedRules;
 
 mod feeding;
 
@@ -49,6 +50,8 @@ pub(super) struct Worker {
     stream: Box<dyn Recognizer>,
     stream_config: StreamConfig,
     transcript_config: TranscriptConfig,
+    /// The dictionary and profanity rules (the element's, live).
+    rules: SharedRules,
     output: Box<dyn Output>,
     report: Reporter,
     inbox: Arc<Inbox>,
@@ -78,6 +81,7 @@ impl Worker {
             stream,
             stream_config: settings.stream_config(),
             transcript_config: settings.transcript_config(),
+            rules: settings.rules.clone(),
             output,
             report,
             inbox,

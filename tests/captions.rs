@@ -621,3 +621,121 @@ fn a_one_row_clip_reaches_ffmpeg_with_and_without_real_time_mode() {
         );
     }
 }
+
+/// The characters of each CEA-708 service in cc_data buffers (GStreamer's
+/// cc_data: the triples without the two-byte header).
+fn services_708(buffers: &[gst::Buffer]) -> std::collections::BTreeMap<u8, String> {
+    let mut parser = cea708_types::CCDataParser::new();
+    let mut text = std::collections::BTreeMap::<u8, String>::new();
+    for b in buffers {
+        let triples = b.map_readable().unwrap();
+        let mut data = vec![0x80 | 0x40 | ((triples.len() / 3) as u8 & 0x1f), 0xff];
+        data.extend_from_slice(&triples);
+        parser.push(&data).unwrap();
+        while let Some(packet) = parser.pop_packet() {
+            for service in packet.services() {
+                let chars = service.codes().iter().filter_map(|c| c.char());
+                text.entry(service.number()).or_default().extend(chars);
+            }
+        }
+    }
+    text
+}
+
+/// Words of the decoded screens of ffmpeg's cues, in order, without
+/// repeats of a screen's earlier rows.
+fn cue_words(cues: &[(u64, String)]) -> String {
+    cues.iter()
+        .map(|(_, t)| t.replace('\n', " "))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn two_languages_go_on_cc1_and_cc3_and_on_services_1_and_2_of_one_video() {
+    // Two transcribers, two audio tracks. The tone model says "x" for each
+    // burst; the second track's house dictionary makes that "hola", so the
+    // two tracks read differently. gst-plugins-rs' cea708mux (the interop
+    // build's, 0.13) merges their cc_data.
+    init();
+    let dir = common::scratch_dir("captions-bilingual");
+    let (wav, ts) = (dir.join("speech.wav"), dir.join("bilingual.ts"));
+    let spanish = dir.join("spanish.txt");
+    common::write_wav(&wav, &tone_audio(66, &tone_frames()));
+    std::fs::write(&spanish, "x => hola\n").unwrap();
+    let pipeline = launch(&format!(
+        "filesrc location={wav} ! wavparse ! \
+           voxtralrttranscriber model-path={tone} threads=1 caption-channel=cc1 caption-service=1 ! \
+           closedcaption/x-cea-708,format=cc_data ! queue ! m.sink_0 \
+         filesrc location={wav} ! wavparse ! \
+           voxtralrttranscriber model-path={tone} threads=1 replacements={spanish} \
+             caption-channel=cc3 caption-service=2 ! \
+           closedcaption/x-cea-708,format=cc_data ! queue ! m.sink_1 \
+         cea708mux name=m ! queue ! c.caption \
+         videotestsrc num-buffers=180 pattern=black ! \
+           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={ts}",
+        wav = wav.display(),
+        tone = tone_model(),
+        spanish = spanish.display(),
+        ts = ts.display(),
+    ));
+    let warnings = run_to_eos(&pipeline);
+    assert!(warnings.is_empty(), "{warnings:?}");
+
+    // CEA-608, read by ffmpeg: field 1 (CC1) and field 2 (CC3).
+    let cc1 = cue_words(&readback::subcc_cues_with(
+        &ts,
+        &["-data_field", "0"],
+        "cc1.srt",
+    ));
+    let cc3 = cue_words(&readback::subcc_cues_with(
+        &ts,
+        &["-data_field", "1"],
+        "cc3.srt",
+    ));
+    assert!(cc1.contains("x x x") && !cc1.contains("hola"), "CC1: {cc1}");
+    assert!(
+        cc3.contains("hola hola hola") && !cc3.contains('x'),
+        "CC3: {cc3}"
+    );
+
+    // CEA-708, read back with GStreamer and decoded here: services 1 and 2.
+    let reader = launch(&format!(
+        "filesrc location={} ! tsdemux ! h264parse ! ccextractor name=x \
+         x. ! queue ! fakesink sync=false \
+         x.caption ! queue ! ccconverter ! closedcaption/x-cea-708,format=cc_data ! \
+           fakesink name=cc signal-handoffs=true sync=false async=false",
+        ts.display()
+    ));
+    let buffers = common::handoffs(&reader, "cc");
+    run_to_eos(&reader);
+    let services = services_708(&buffers.lock().unwrap());
+    let service = |n: u8| services.get(&n).cloned().unwrap_or_default();
+    assert!(service(1).contains("x x x"), "{services:?}");
+    assert!(!service(1).contains("hola"), "{services:?}");
+    assert!(service(2).contains("hola hola hola"), "{services:?}");
+    assert!(!service(2).contains('x'), "{services:?}");
+    assert_eq!(services.keys().copied().collect::<Vec<_>>(), [1, 2]);
+}
+
+#[test]
+fn cc3_is_not_offered_as_raw_608_and_a_raw_only_downstream_gets_a_clear_error() {
+    init();
+    let pipeline = launch(&format!(
+        "audiotestsrc num-buffers=10 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         voxtralrttranscriber model-path={} threads=1 caption-channel=cc3 ! \
+         closedcaption/x-cea-608,format=raw ! fakesink",
+        common::tiny_model().display()
+    ));
+    let msg = common::run_to_end(pipeline.upcast_ref(), std::time::Duration::from_secs(60));
+    let gst::MessageView::Error(e) = msg.view() else {
+        panic!("{msg:?}");
+    };
+    assert!(
+        e.error().to_string().contains("caption-channel=cc3"),
+        "{}",
+        e.error()
+    );
+}

@@ -152,7 +152,7 @@ impl SrcOutput {
                     gst::element_error!(
                         element,
                         gst::CoreError::Negotiation,
-                        ["caption-channel=cc3 is carried in CEA-608 field 2, which closedcaption/x-cea-608,format=raw cannot carry: put ccconverter after the transcriber, or use caption-channel=cc1"]
+                        ("caption-channel=cc3 is carried in CEA-608 field 2, which closedcaption/x-cea-608,format=raw cannot carry: put ccconverter after the transcriber, or use caption-channel=cc1")
                     );
                 }
             }

@@ -75,15 +75,21 @@ pub fn subcc_cues(ts: &Path) -> Vec<(u64, String)> {
 /// default: a roll-up caption is written only when its row is committed or
 /// erased.
 pub fn subcc_cues_in(ts: &Path, real_time: bool) -> Vec<(u64, String)> {
-    let srt = ts.with_extension("srt");
     let mode = if real_time {
         ["-real_time", "1", "-real_time_latency_msec", "0"].as_slice()
     } else {
         [].as_slice()
     };
+    subcc_cues_with(ts, mode, "srt")
+}
+
+/// The same with ffmpeg's caption decoder options `options` (such as
+/// `-data_field 1` for field 2, CC3), writing `ts` with extension `srt_ext`.
+pub fn subcc_cues_with(ts: &Path, options: &[&str], srt_ext: &str) -> Vec<(u64, String)> {
+    let srt = ts.with_extension(srt_ext);
     let output = std::process::Command::new("timeout")
         .args(["120", "ffmpeg", "-loglevel", "error", "-y"])
-        .args(mode)
+        .args(options)
         .args(["-f", "lavfi", "-i"])
         .arg(format!("movie={}[out0+subcc]", ts.display()))
         .args(["-map", "0:s"])

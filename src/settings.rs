@@ -13,6 +13,33 @@ use crate::engine::{self, Backend, StreamConfig};
 use crate::transcript::{Segmentation, TranscriptConfig};
 use crate::wording::{Dictionary, Profanity, ProfanityMode, SharedRules};
 
+/// What becomes of profane words: the `profanity` property.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtProfanity")]
+pub enum ProfanityChoice {
+    #[default]
+    #[enum_value(name = "Leave every word as the model wrote it", nick = "off")]
+    Off = 0,
+    #[enum_value(name = "Keep the first letter and star the rest (f***)", nick = "mask")]
+    Mask = 1,
+    #[enum_value(name = "Leave the word out", nick = "remove")]
+    Remove = 2,
+    #[enum_value(name = "Write [bleep] in its place", nick = "tag")]
+    Tag = 3,
+}
+
+impl From<ProfanityChoice> for ProfanityMode {
+    fn from(choice: ProfanityChoice) -> Self {
+        match choice {
+            ProfanityChoice::Off => ProfanityMode::Off,
+            ProfanityChoice::Mask => ProfanityMode::Mask,
+            ProfanityChoice::Remove => ProfanityMode::Remove,
+            ProfanityChoice::Tag => ProfanityMode::Tag,
+        }
+    }
+}
+
 pub const DEFAULT_DELAY_MS: u32 = 480;
 /// 160 ms: on the tiny fixture the element's cost over the bare engine stays
 /// small from 160 ms up, while word timing keeps a 160 ms grain. 80 ms doubles
@@ -154,7 +181,7 @@ pub fn mark_enums_as_plugin_api() {
         OutputMode::static_type(),
         BackendChoice::static_type(),
         Overload::static_type(),
-        ProfanityMode::static_type(),
+        ProfanityChoice::static_type(),
     ] {
         t.mark_as_plugin_api(gst::PluginAPIFlags::empty());
     }
@@ -193,6 +220,7 @@ pub struct Settings {
     pub max_lag_ms: u32,
     /// The house dictionary's file, as set.
     pub replacements: Option<PathBuf>,
+    pub profanity: ProfanityChoice,
     /// The user's profane words, as set.
     pub profanity_list: Option<String>,
     /// The dictionary and profanity rules, shared with the running streams
@@ -224,6 +252,7 @@ impl Default for Settings {
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
             replacements: None,
+            profanity: ProfanityChoice::Off,
             profanity_list: None,
             rules: SharedRules::default(),
         }
@@ -479,7 +508,7 @@ impl Settings {
                     .blurb("A UTF-8 file of rules, one a line: from => to (whole words, any case). Read again when set while playing. Words that may start a phrase wait up to 1 s")
                     .mutable_playing()
                     .build(),
-                glib::ParamSpecEnum::builder_with_default("profanity", ProfanityMode::default())
+                glib::ParamSpecEnum::builder_with_default("profanity", d.profanity)
                     .nick("Profanity")
                     .blurb("What becomes of profane words (rustrict's English list and profanity-list): off, mask (f***), remove or tag ([bleep]). No added latency")
                     .mutable_playing()
@@ -547,7 +576,8 @@ impl Settings {
             "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
             "replacements" => return self.set_replacements(value.get().expect("type checked")),
             "profanity" => {
-                let mode = value.get().expect("type checked");
+                self.profanity = value.get().expect("type checked");
+                let mode = self.profanity.into();
                 self.rules.update(|r| r.profanity.mode = mode);
             }
             "profanity-list" => {
@@ -611,7 +641,7 @@ impl Settings {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned())
                 .to_value(),
-            "profanity" => self.rules.current().profanity.mode.to_value(),
+            "profanity" => self.profanity.to_value(),
             "profanity-list" => self.profanity_list.to_value(),
             other => unreachable!("no property {other}"),
         }

@@ -182,20 +182,12 @@ fn a_dictionary_set_while_playing_is_read_again_and_its_bad_lines_are_warned_by_
     assert_eq!(said("hello"), 0, "{:?}", run.words);
     // Words from before the change (by their time) keep the first rule;
     // the second applies from a little after it (held words, latency).
-    let latest_hi = run
-        .words
-        .iter()
-        .filter(|(_, w)| w == "Hi")
-        .map(|(t, _)| *t)
-        .max()
-        .unwrap();
-    let first_howdy = run
-        .words
-        .iter()
-        .filter(|(_, w)| w == "Howdy")
-        .map(|(t, _)| *t)
-        .min()
-        .unwrap();
+    let times_of = |word: &str| {
+        let times = run.words.iter().filter(|(_, w)| w == word).map(|(t, _)| *t);
+        times.collect::<Vec<u64>>()
+    };
+    let latest_hi = *times_of("Hi").iter().max().unwrap();
+    let first_howdy = *times_of("Howdy").iter().min().unwrap();
     assert!(latest_hi < first_howdy, "{:?}", run.words);
     assert!(first_howdy <= changed_at + 1_000_000_000, "{:?}", run.words);
     assert!(said("Model") > 0 && said("model") > 0, "{:?}", run.words);

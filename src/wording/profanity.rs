@@ -6,25 +6,22 @@
 
 use std::collections::HashSet;
 
-use gst::glib;
 use rustrict::{Censor, Type};
 
 use super::dictionary::key;
 
 /// What becomes of a profane word.
-#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
-#[repr(u32)]
-#[enum_type(name = "GstVoxtralRtProfanity")]
+#[derive(Debug, Eq, PartialEq, Clone, Copy, Default)]
 pub enum ProfanityMode {
+    /// Every word stays as the model wrote it.
     #[default]
-    #[enum_value(name = "Leave every word as the model wrote it", nick = "off")]
-    Off = 0,
-    #[enum_value(name = "Keep the first letter and star the rest (f***)", nick = "mask")]
-    Mask = 1,
-    #[enum_value(name = "Leave the word out", nick = "remove")]
-    Remove = 2,
-    #[enum_value(name = "Write [bleep] in its place", nick = "tag")]
-    Tag = 3,
+    Off,
+    /// The first letter stays and the rest are stars (f***).
+    Mask,
+    /// The word is left out.
+    Remove,
+    /// [`TAG`] stands in its place.
+    Tag,
 }
 
 /// What stands in for a profane word with `tag`.

@@ -158,6 +158,35 @@ fn restarts_back_off_for_a_model_that_never_speaks_again() {
 }
 
 #[test]
+fn a_real_model_that_never_speaks_over_speech_is_restarted_with_backoff() {
+    // No wrapper: the tone fixture is a model built to write "x" for a
+    // frame with a 1 kHz tone and nothing for anything else, so over speech
+    // without its 700-1300 Hz band it stays silent from the start, as a
+    // stalled serving does.
+    let dir = common::scratch_dir("watchdog-tone-model");
+    let wav = dir.join("notched.wav");
+    let out = std::process::Command::new("sox")
+        .arg(speech(&dir))
+        .arg(&wav)
+        .args(["sinc", "-a", "120", "1300-700"])
+        .output()
+        .expect("sox");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let run = run(
+        &wav,
+        &format!("model-path={} stall-timeout=1", common::tone_model()),
+        None,
+    );
+    assert!(run.words.is_empty(), "{:?}", run.words);
+    // About 13 s of speech: restarts after 1, 2, 4 and 8 s of it (without
+    // the backoff, about 13).
+    let stalls = run.stat("stalls");
+    assert!((2..=4).contains(&stalls), "{stalls}: {:?}", run.stats);
+    assert_eq!(stall_warnings(&run), 1, "{:?}", run.warnings);
+    assert_eq!(stalled(&run).len() as u64, stalls);
+}
+
+#[test]
 fn silence_noise_and_music_never_trigger_the_watchdog() {
     let dir = common::scratch_dir("watchdog-not-speech");
     let mut seed = 0x2545_f491_4f6c_dd1du64;

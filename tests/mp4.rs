@@ -61,6 +61,8 @@ fn run_to_eos(pipeline: &gst::Element, what: &str) {
 struct Muxed {
     /// The cues the transcriber pushed.
     pushed: Vec<Cue>,
+    /// The empty buffers it pushed over silences.
+    empty: usize,
     /// Where the file's timeline starts: the earliest timestamp muxed (a
     /// live source's first buffers are stamped with the running time).
     origin: u64,
@@ -75,15 +77,24 @@ fn mux(muxer: &str, live: bool, buffers: u32, name: &str) -> Muxed {
 
 /// The same with `extra` properties on the transcriber.
 fn mux_with(muxer: &str, live: bool, buffers: u32, name: &str, extra: &str) -> Muxed {
+    let source = format!(
+        "audiotestsrc is-live={live} num-buffers={buffers} samplesperbuffer=1600 ! \
+         audio/x-raw,rate=16000,channels=1,format=S16LE"
+    );
+    let model = format!("model-path={}", common::tiny_model().display());
+    mux_from(muxer, &source, name, &format!("{model} {extra}"))
+}
+
+/// Transcribes what `source` gives (transcriber properties `props`) into
+/// `muxer` next to the audio, as MP3, with default queues.
+fn mux_from(muxer: &str, source: &str, name: &str, props: &str) -> Muxed {
     common::init_plugin();
     let path = common::scratch_dir(name).join("out.mp4");
     let line = format!(
-        "audiotestsrc is-live={live} num-buffers={buffers} samplesperbuffer=1600 ! \
-         audio/x-raw,rate=16000,channels=1,format=S16LE ! tee name=t \
-         t. ! queue ! voxtralrttranscriber name=tr model-path={model} threads=1 {extra} ! queue ! mux.subtitle_0 \
+        "{source} ! tee name=t \
+         t. ! queue ! voxtralrttranscriber name=tr threads=1 {props} ! queue ! mux.subtitle_0 \
          t. ! queue ! audioconvert ! lamemp3enc ! mux.audio_0 \
          {muxer} name=mux ! filesink location={out}",
-        model = common::tiny_model().display(),
         out = path.display(),
     );
     let pipeline = gst::parse::launch(&line).unwrap();
@@ -102,13 +113,13 @@ fn mux_with(muxer: &str, live: bool, buffers: u32, name: &str, extra: &str) -> M
         .unwrap();
     let audio = record(&audio_pad);
     run_to_eos(&pipeline, &line);
-    let pushed = pushed.lock().unwrap().clone();
+    let all = pushed.lock().unwrap().clone();
     let first_audio = audio.lock().unwrap().first().expect("audio was muxed").pts;
-    let origin = pushed
-        .first()
-        .map_or(first_audio, |c| c.pts.min(first_audio));
+    let origin = all.first().map_or(first_audio, |c| c.pts.min(first_audio));
+    let (empty, pushed): (Vec<Cue>, Vec<Cue>) = all.into_iter().partition(|c| c.text.is_empty());
     Muxed {
         pushed,
+        empty: empty.len(),
         origin,
         path,
     }
@@ -202,4 +213,89 @@ fn audio_and_caption_lines_mux_into_mp4_with_default_queues() {
 #[test]
 fn audio_and_caption_lines_mux_into_quicktime_with_default_queues() {
     check_lines("qtmux");
+}
+
+/// Speech with pauses, as the tone fixture hears it: an 80 ms burst (a word,
+/// "x") every `every_ms`, for 15 s.
+fn bursts(dir: &std::path::Path, every_ms: usize) -> String {
+    let mut audio = vec![0.0f32; 15 * 16_000];
+    let frames = audio.len() / common::FRAME;
+    let every = every_ms / 80;
+    for f in (0..frames).step_by(every) {
+        common::add_tone(&mut audio, f..f + 1, 1000.0);
+    }
+    let wav = dir.join("bursts.wav");
+    common::write_wav(&wav, &audio);
+    format!("filesrc location={} ! wavparse", wav.display())
+}
+
+/// Words with long pauses (1.5 s) and lines that fill slowly (a word every
+/// 0.4 s): an MP4 muxer takes the audio only up to its sparse track's last
+/// buffer and drops GAPs, so with GAPs alone both hung with default queues.
+fn check_pauses(muxer: &str, every_ms: usize, output: &str) {
+    let name = format!("{muxer}-{output}-every-{every_ms}");
+    let source = bursts(&common::scratch_dir(&format!("{name}-audio")), every_ms);
+    let props = format!("model-path={} output={output}", common::tone_model());
+    let muxed = mux_from(muxer, &source, &name, &props);
+    assert!(muxed.pushed.len() >= 3, "{name}: {:?}", muxed.pushed);
+    assert!(muxed.empty > 0, "{name}: no empty buffer over the silences");
+    let read = demux(&muxed.path);
+    let texts = |cues: &[Cue]| cues.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&read), texts(&muxed.pushed), "{name}");
+}
+
+#[test]
+fn words_with_long_pauses_mux_into_mp4_and_quicktime_with_default_queues() {
+    for muxer in ["mp4mux", "qtmux"] {
+        check_pauses(muxer, 1500, "words");
+    }
+}
+
+#[test]
+fn slowly_filled_caption_lines_mux_into_mp4_and_quicktime_with_default_queues() {
+    for muxer in ["mp4mux", "qtmux"] {
+        check_pauses(muxer, 400, "lines");
+    }
+}
+
+#[test]
+fn silences_are_empty_buffers_only_for_an_mp4_muxer() {
+    // matroskamux takes GAPs; empty buffers would be empty cues in srtenc
+    // or webvttenc, so nothing but an MP4 muxer gets them.
+    common::init_plugin();
+    let dir = common::scratch_dir("empty-only-for-mp4");
+    let line = format!(
+        "{} ! voxtralrttranscriber name=tr threads=1 model-path={} ! queue ! matroskamux ! fakesink",
+        bursts(&dir, 1500),
+        common::tone_model()
+    );
+    let pipeline = gst::parse::launch(&line).unwrap();
+    let tr = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("tr")
+        .unwrap();
+    let pushed = record(&tr.static_pad("src").unwrap());
+    run_to_eos(&pipeline, &line);
+    let pushed = pushed.lock().unwrap();
+    assert!(pushed.len() >= 5, "{pushed:?}");
+    assert!(pushed.iter().all(|c| !c.text.is_empty()), "{pushed:?}");
+}
+
+#[test]
+fn a_long_delay_muxes_when_the_audio_queue_holds_the_latency() {
+    // The README's advice for delay=1200 and more: the audio branch waits
+    // for text that comes that much later.
+    common::init_plugin();
+    let path = common::scratch_dir("long-delay").join("out.mp4");
+    let line = format!(
+        "audiotestsrc num-buffers=60 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+         tee name=t t. ! queue ! voxtralrttranscriber threads=1 model-path={} delay=1200 ! \
+         queue ! mux.subtitle_0 t. ! queue max-size-time=3000000000 ! audioconvert ! lamemp3enc ! \
+         mux.audio_0 mp4mux name=mux ! filesink location={}",
+        common::tiny_model().display(),
+        path.display()
+    );
+    run_to_eos(&gst::parse::launch(&line).unwrap(), &line);
+    assert!(!demux(&path).is_empty(), "no cue in {}", path.display());
 }

@@ -123,6 +123,9 @@ struct SrcOutput {
     discont: bool,
     /// Where what went out last ends, on the output timeline.
     position: Option<gst::ClockTime>,
+    /// The text goes into an MP4/QuickTime muxer (see `gap`); `None`:
+    /// not looked up since the last negotiation.
+    iso_muxer: Option<bool>,
 }
 
 impl SrcOutput {
@@ -141,6 +144,7 @@ impl SrcOutput {
     /// first: text unless downstream wants captions) and sends its caps
     /// if they changed.
     fn negotiate(&mut self) {
+        self.iso_muxer = None;
         let template = offered_caps(
             &self.srcpad.pad_template_caps(),
             self.captions.channel.into(),
@@ -199,6 +203,14 @@ impl SrcOutput {
                 }))
             }
         }
+    }
+
+    /// Whether the text goes into an MP4/QuickTime muxer (looked up once
+    /// per negotiation).
+    fn feeds_iso_muxer(&mut self) -> bool {
+        *self
+            .iso_muxer
+            .get_or_insert_with(|| super::downstream::feeds_iso_muxer(&self.srcpad))
     }
 
     /// Downstream asked for other caps (a new frame rate, say).
@@ -385,6 +397,14 @@ impl Output for SrcOutput {
             let _ = self.frames_until(pts + duration);
             return;
         }
+        if !duration.is_zero() && self.feeds_iso_muxer() {
+            // The muxer drops GAPs and interleaves a sparse track by its
+            // last buffer, holding the audio back to the last word: an
+            // empty buffer over the silence is what it writes there anyway,
+            // and keeps the streams in step.
+            let _ = self.push_buffer(Vec::new(), pts, duration);
+            return;
+        }
         self.advance_to(pts + duration);
         let mut gap = gst::event::Gap::builder(pts).duration(duration);
         if let Some(seqnum) = seqnum {
@@ -556,6 +576,7 @@ impl Transcriber {
             warned_dropped: false,
             discont: true,
             position: None,
+            iso_muxer: None,
         };
         let result =
             self.state

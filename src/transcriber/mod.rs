@@ -7,6 +7,7 @@ use gst::glib;
 use gst::prelude::*;
 
 mod captions;
+mod downstream;
 pub(crate) mod imp;
 
 pub use captions::{CaptionChannel, CaptionMode};

@@ -9,7 +9,9 @@
 //! the last frame it has decoded. Text that appears with a decode was spoken
 //! between the previous decode's end and this one's; its letters are spread
 //! over that stretch in order (spaces take no time). At the end of a stream
-//! the remaining text covers up to the end of the audio.
+//! the remaining text covers up to the end of the audio. Each closed word
+//! passes through the house's wording ([`crate::wording`]) before it becomes
+//! a cue or part of a line.
 //!
 //! Times here are nanoseconds from the start of one engine stream; the
 //! elements map them onto the pipeline's running time. Nothing in this module

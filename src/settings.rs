@@ -403,7 +403,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("stall-timeout")
                     .nick("Stall timeout (s)")
-                    .blurb("Speech (seconds of audio, by a voice detector) without any text after which the model's stream restarts; restarts back off. 0: off")
+                    .blurb("Speech (seconds of audio, by a voice detector) without any text after which the model's stream restarts; restarts back off; no added latency. 0: off")
                     .maximum(3600)
                     .default_value(d.stall_timeout_s)
                     .mutable_ready()

@@ -259,6 +259,25 @@ fn slowly_filled_caption_lines_mux_into_mp4_and_quicktime_with_default_queues() 
 }
 
 #[test]
+fn a_transcriber_inside_a_bin_finds_the_mp4_muxer_beyond_it() {
+    // Its src pad's peer is the inner side of the bin's ghost pad.
+    let dir = common::scratch_dir("mp4-from-a-bin");
+    let props = format!("model-path={}", common::tone_model());
+    let source = bursts(&dir, 1500);
+    common::init_plugin();
+    let path = dir.join("out.mp4");
+    let line = format!(
+        "{source} ! tee name=t \
+         t. ! queue ! bin.( name=inner voxtralrttranscriber threads=1 {props} ) ! queue ! mux.subtitle_0 \
+         t. ! queue ! audioconvert ! lamemp3enc ! mux.audio_0 \
+         mp4mux name=mux ! filesink location={}",
+        path.display()
+    );
+    run_to_eos(&gst::parse::launch(&line).unwrap(), &line);
+    assert!(demux(&path).len() >= 5, "{}", path.display());
+}
+
+#[test]
 fn silences_are_empty_buffers_only_for_an_mp4_muxer() {
     // matroskamux takes GAPs; empty buffers would be empty cues in srtenc
     // or webvttenc, so nothing but an MP4 muxer gets them.

@@ -23,8 +23,14 @@ pub fn feeds_iso_muxer(srcpad: &gst::Pad) -> bool {
         let Some(sinkpad) = pad else {
             return false;
         };
+        // Into a bin: follow its ghost pad to what it stands for. Out of
+        // our own bin: from the ghost pad's inner side to its peer outside.
         if let Some(ghost) = sinkpad.downcast_ref::<gst::GhostPad>() {
             pad = ghost.target();
+            continue;
+        }
+        if let Some(inner) = sinkpad.downcast_ref::<gst::ProxyPad>() {
+            pad = inner.internal().and_then(|ghost| ghost.peer());
             continue;
         }
         let Some(element) = sinkpad.parent_element() else {

@@ -150,22 +150,7 @@ impl SrcOutput {
             self.captions.channel.into(),
         );
         let Some(caps) = choose_caps(&self.srcpad.peer_query_caps(Some(&template))) else {
-            let channel: caption::Channel608 = self.captions.channel.into();
-            if channel.is_field_2() {
-                if let Some(element) = self.element() {
-                    gst::element_error!(
-                        element,
-                        gst::CoreError::Negotiation,
-                        ("caption-channel=cc3 is carried in CEA-608 field 2, which closedcaption/x-cea-608,format=raw cannot carry: put ccconverter after the transcriber, or use caption-channel=cc1")
-                    );
-                }
-            }
-            // The next push fails with NOT_NEGOTIATED, which is an error.
-            gst::warning!(
-                CAT,
-                obj = self.srcpad,
-                "downstream takes none of {template}"
-            );
+            self.explain_refused_caps(&template);
             return;
         };
         if self.srcpad.current_caps().as_ref() == Some(&caps) {
@@ -174,6 +159,30 @@ impl SrcOutput {
         gst::debug!(CAT, obj = self.srcpad, "output caps {caps}");
         self.set_kind(&caps);
         self.srcpad.push_event(gst::event::Caps::new(&caps));
+    }
+
+    /// Downstream takes none of `offered`. When only the channel stands
+    /// in the way (it takes raw 608 alone, which has no field 2), an ERROR
+    /// says so; otherwise the next push fails with NOT_NEGOTIATED, which is
+    /// an error too.
+    fn explain_refused_caps(&self, offered: &gst::Caps) {
+        gst::warning!(CAT, obj = self.srcpad, "downstream takes none of {offered}");
+        let channel: caption::Channel608 = self.captions.channel.into();
+        let template = self.srcpad.pad_template_caps();
+        if channel.is_field_2()
+            && choose_caps(&self.srcpad.peer_query_caps(Some(&template))).is_some()
+        {
+            if let Some(element) = self.element() {
+                gst::element_error!(
+                    element,
+                    gst::CoreError::Negotiation,
+                    (
+                        "caption-channel=cc3 cannot be output: {}; put ccconverter after the transcriber, or use caption-channel=cc1",
+                        caption::format::Unsupported::Field2InRaw
+                    )
+                );
+            }
+        }
     }
 
     /// Sets the output up for `caps` (fixed, from our template). Captions

@@ -114,18 +114,26 @@ fn write_ts(path: &Path, extra: &str, fps: &str, seconds: u64) -> gst::Element {
     };
     let pipeline = launch(&format!(
         "appsrc name=audio ! voxtralrttranscriber name=t model-path={model} threads=1 {extra} ! \
-           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
-         videotestsrc num-buffers={frames} pattern=black ! \
-           video/x-raw,width=160,height=120,framerate={fps} ! queue ! cccombiner name=c ! \
-           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-           filesink location={path}",
+           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {video}",
         model = tone_model(),
-        frames = seconds * n / d,
-        path = path.display(),
+        video = video_into_ts(seconds * n / d, fps, path),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");
     pipeline.by_name("t").unwrap()
+}
+
+/// The rest of a launch line after captions reach `c.caption`: `frames`
+/// black frames at `fps` through cccombiner `c`, x264enc (A/53 SEI) and
+/// mpegtsmux into the file `ts`.
+fn video_into_ts(frames: u64, fps: &str, ts: &Path) -> String {
+    format!(
+        "videotestsrc num-buffers={frames} pattern=black ! \
+           video/x-raw,width=160,height=120,framerate={fps} ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={}",
+        ts.display()
+    )
 }
 
 /// Reads a TS file back with GStreamer: tsdemux ! h264parse ! ccextractor,
@@ -550,13 +558,8 @@ fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() 
     let ts = dir.join("captions.ts");
     let pipeline = launch(&format!(
         "appsrc name=cc format=time caps=closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! \
-           queue ! c.caption \
-         videotestsrc num-buffers={} pattern=black ! \
-           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-           filesink location={}",
-        frames.len(),
-        ts.display()
+           queue ! c.caption {}",
+        video_into_ts(frames.len() as u64, "30000/1001", &ts)
     ));
     let src = pipeline.by_name("cc").unwrap();
     for frame in frames {
@@ -599,14 +602,10 @@ fn a_one_row_clip_reaches_ffmpeg_with_and_without_real_time_mode() {
     common::write_wav(&wav, &audio);
     let pipeline = launch(&format!(
         "filesrc location={wav} ! wavparse ! voxtralrttranscriber model-path={model} threads=1 ! \
-           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
-         videotestsrc num-buffers=90 pattern=black ! \
-           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-           filesink location={ts}",
+           ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {video}",
         wav = wav.display(),
         model = tone_model(),
-        ts = ts.display(),
+        video = video_into_ts(90, "30000/1001", &ts),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -671,15 +670,11 @@ fn two_languages_go_on_cc1_and_cc3_and_on_services_1_and_2_of_one_video() {
            voxtralrttranscriber model-path={tone} threads=1 replacements={spanish} \
              caption-channel=cc3 caption-service=2 ! \
            closedcaption/x-cea-708,format=cc_data ! queue ! m.sink_1 \
-         cea708mux name=m ! queue ! c.caption \
-         videotestsrc num-buffers=180 pattern=black ! \
-           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-           filesink location={ts}",
+         cea708mux name=m ! queue ! c.caption {video}",
         wav = wav.display(),
         tone = tone_model(),
         spanish = spanish.display(),
-        ts = ts.display(),
+        video = video_into_ts(180, "30000/1001", &ts),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");

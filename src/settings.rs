@@ -663,15 +663,11 @@ impl SettingsCell {
     }
 
     /// The latency to answer LATENCY queries with: `latency`, plus the
-    /// dictionary's hold when a rule has several words.
+    /// longest the dictionary can hold a word.
     pub fn reported_latency(&self) -> gst::ClockTime {
         let settings = self.settings.lock().unwrap();
-        let hold = if settings.rules.current().dictionary.max_words() > 1 {
-            gst::ClockTime::from_nseconds(crate::wording::MAX_HOLD_NS)
-        } else {
-            gst::ClockTime::ZERO
-        };
-        settings.latency() + hold
+        let hold = settings.rules.current().max_hold_ns();
+        settings.latency() + gst::ClockTime::from_nseconds(hold)
     }
 
     /// Sets a shared property; a refused value is kept out and warned about.

@@ -32,6 +32,18 @@ pub struct Rules {
     pub profanity: Profanity,
 }
 
+impl Rules {
+    /// The most a word can be held back (ns): only a rule of several words
+    /// holds any.
+    pub fn max_hold_ns(&self) -> u64 {
+        if self.dictionary.max_words() > 1 {
+            MAX_HOLD_NS
+        } else {
+            0
+        }
+    }
+}
+
 /// The rules an element's streams use, changed in place when a property
 /// changes: clones share them, so a running stream takes the change from
 /// its next word on.

@@ -43,13 +43,34 @@ fn record(pad: &gst::Pad) -> Arc<Mutex<Vec<Cue>>> {
 
 /// Runs `pipeline` to EOS; panics on an ERROR or if it does not finish.
 fn run_to_eos(pipeline: &gst::Element, what: &str) {
+    run_feeding(pipeline, what, None);
+}
+
+/// The same, with `audio` pushed in real time into its live appsrc `src`
+/// once it plays, then EOS.
+fn run_feeding(pipeline: &gst::Element, what: &str, audio: Option<Vec<f32>>) {
     let bus = pipeline.bus().unwrap();
     pipeline.set_state(gst::State::Playing).unwrap();
+    let feeder = audio.map(|audio| {
+        let src = pipeline
+            .downcast_ref::<gst::Bin>()
+            .unwrap()
+            .by_name("src")
+            .expect("an appsrc named src");
+        let clock = gst::SystemClock::obtain();
+        std::thread::spawn(move || {
+            common::push_in_real_time(&src, &audio, &clock, || {});
+            let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+        })
+    });
     let message = bus.timed_pop_filtered(
         gst::ClockTime::from_seconds(90),
         &[gst::MessageType::Eos, gst::MessageType::Error],
     );
     pipeline.set_state(gst::State::Null).unwrap();
+    if let Some(feeder) = feeder {
+        feeder.join().unwrap();
+    }
     match message.as_ref().map(|m| m.view()) {
         Some(gst::MessageView::Eos(_)) => {}
         Some(gst::MessageView::Error(e)) => panic!("{what}: {} ({:?})", e.error(), e.debug()),
@@ -88,6 +109,15 @@ fn mux_with(muxer: &str, live: bool, buffers: u32, name: &str, extra: &str) -> M
 /// Transcribes what `source` gives (transcriber properties `props`) into
 /// `muxer` next to the audio, as MP3, with default queues.
 fn mux_from(muxer: &str, source: &str, name: &str, props: &str) -> Muxed {
+    mux_fed(muxer, source, name, props, None)
+}
+
+/// The same from a live appsrc named `src`, fed `audio` in real time.
+fn mux_live(muxer: &str, source: &str, name: &str, props: &str, audio: Vec<f32>) -> Muxed {
+    mux_fed(muxer, source, name, props, Some(audio))
+}
+
+fn mux_fed(muxer: &str, source: &str, name: &str, props: &str, audio: Option<Vec<f32>>) -> Muxed {
     common::init_plugin();
     let path = common::scratch_dir(name).join("out.mp4");
     let line = format!(
@@ -111,10 +141,15 @@ fn mux_from(muxer: &str, source: &str, name: &str, props: &str) -> Muxed {
         .unwrap()
         .static_pad("audio_0")
         .unwrap();
-    let audio = record(&audio_pad);
-    run_to_eos(&pipeline, &line);
+    let muxed_audio = record(&audio_pad);
+    run_feeding(&pipeline, &line, audio);
     let all = pushed.lock().unwrap().clone();
-    let first_audio = audio.lock().unwrap().first().expect("audio was muxed").pts;
+    let first_audio = muxed_audio
+        .lock()
+        .unwrap()
+        .first()
+        .expect("audio was muxed")
+        .pts;
     let origin = all.first().map_or(first_audio, |c| c.pts.min(first_audio));
     let (empty, pushed): (Vec<Cue>, Vec<Cue>) = all.into_iter().partition(|c| c.text.is_empty());
     Muxed {
@@ -317,4 +352,142 @@ fn a_long_delay_muxes_when_the_audio_queue_holds_the_latency() {
     );
     run_to_eos(&gst::parse::launch(&line).unwrap(), &line);
     assert!(!demux(&path).is_empty(), "no cue in {}", path.display());
+}
+
+/// Audio like a user's, 16 kHz mono: what the tests below mux.
+#[derive(Debug, Clone, Copy)]
+enum Sound {
+    /// espeak-ng words with 1.6 s pauses between them.
+    Speech,
+    /// sox's pink noise.
+    PinkNoise,
+    /// A chord of four tones with a tremolo, as sustained music.
+    Music,
+}
+
+/// Samples of `sound`, about `seconds` long (made by espeak-ng or sox).
+fn sound(sound: Sound, seconds: u32, dir: &std::path::Path) -> Vec<f32> {
+    let raw = dir.join("sound.f32");
+    let mut sox = std::process::Command::new("sox");
+    match sound {
+        Sound::Speech => {
+            let words = [
+                "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+            ];
+            let ssml: String = (0..seconds / 2)
+                .map(|i| {
+                    format!(
+                        "{} <break time=\"1600ms\"/> ",
+                        words[i as usize % words.len()]
+                    )
+                })
+                .collect();
+            let wav = dir.join("speech.wav");
+            let spoke = std::process::Command::new("espeak-ng")
+                .args(["-m", "-w"])
+                .arg(&wav)
+                .arg(format!("<speak>{ssml}</speak>"))
+                .status()
+                .expect("espeak-ng (Debian package espeak-ng)");
+            assert!(spoke.success(), "espeak-ng failed");
+            sox.arg(&wav);
+        }
+        Sound::PinkNoise | Sound::Music => {
+            sox.args(["-n", "-r", "16000", "-c", "1"]);
+        }
+    }
+    sox.args([
+        "-r", "16000", "-c", "1", "-e", "float", "-b", "32", "-t", "raw",
+    ])
+    .arg(&raw);
+    let secs = seconds.to_string();
+    match sound {
+        Sound::Speech => sox.args(["trim", "0", &secs]),
+        Sound::PinkNoise => sox.args(["synth", &secs, "pinknoise", "vol", "0.3"]),
+        Sound::Music => sox.args([
+            "synth", &secs, "sine", "220", "sine", "277", "sine", "330", "sine", "440", "remix",
+            "-", "tremolo", "3", "40", "gain", "-n", "-3",
+        ]),
+    };
+    assert!(sox.status().expect("sox").success(), "sox failed");
+    std::fs::read(&raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Muxes `sound` next to its words or lines (`output`) into `muxer` with
+/// default queues, from a file or from a live source fed in real time, and
+/// reads every cue back.
+fn check_sound(sound_kind: Sound, output: &str, muxer: &str, live: bool) {
+    let name = format!(
+        "{sound_kind:?}-{output}-{muxer}-{}",
+        if live { "live" } else { "file" }
+    );
+    let dir = common::scratch_dir(&format!("{name}-audio"));
+    // Live runs take their length in real time.
+    let audio = sound(sound_kind, if live { 8 } else { 30 }, &dir);
+    let props = format!(
+        "model-path={} output={output}",
+        common::tiny_model().display()
+    );
+    let muxed = if live {
+        let caps = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+        let source = format!("appsrc name=src is-live=true format=time caps={caps}");
+        mux_live(muxer, &source, &name, &props, audio)
+    } else {
+        let wav = dir.join("in.wav");
+        common::write_wav(&wav, &audio);
+        let source = format!("filesrc location={} ! wavparse", wav.display());
+        mux_from(muxer, &source, &name, &props)
+    };
+    assert!(muxed.pushed.len() >= 3, "{name}: {:?}", muxed.pushed);
+    let read = demux(&muxed.path);
+    let texts = |cues: &[Cue]| cues.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        texts(&read),
+        texts(&muxed.pushed),
+        "{name}: the cues read back"
+    );
+}
+
+fn check_every_muxer(sound_kind: Sound, live: bool) {
+    for output in ["words", "lines"] {
+        for muxer in ["mp4mux", "qtmux"] {
+            check_sound(sound_kind, output, muxer, live);
+        }
+    }
+}
+
+#[test]
+fn speech_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    check_every_muxer(Sound::Speech, false);
+}
+
+#[test]
+fn pink_noise_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    // It hung MP4 files with output=lines: a stall's "the text stands here"
+    // was a GAP, which qtmux drops.
+    check_every_muxer(Sound::PinkNoise, false);
+}
+
+#[test]
+fn music_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    check_every_muxer(Sound::Music, false);
+}
+
+#[test]
+fn live_speech_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    check_every_muxer(Sound::Speech, true);
+}
+
+#[test]
+fn live_pink_noise_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    check_every_muxer(Sound::PinkNoise, true);
+}
+
+#[test]
+fn live_music_muxes_into_mp4_and_quicktime_as_words_and_as_lines() {
+    check_every_muxer(Sound::Music, true);
 }

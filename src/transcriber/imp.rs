@@ -406,12 +406,18 @@ impl Output for SrcOutput {
             let _ = self.frames_until(pts + duration);
             return;
         }
-        if !duration.is_zero() && self.feeds_iso_muxer() {
+        if self.feeds_iso_muxer() {
             // The muxer drops GAPs and interleaves a sparse track by its
             // last buffer, holding the audio back to the last word: an
             // empty buffer over the silence is what it writes there anyway,
             // and keeps the streams in step.
             let _ = self.push_buffer(Vec::new(), pts, duration);
+            if duration.is_zero() {
+                // Where the text stands after a stall: the muxer takes its
+                // other inputs up to its last buffer only while another one
+                // waits on this pad, so one to stand there, one to wait.
+                let _ = self.push_buffer(Vec::new(), pts, duration);
+            }
             return;
         }
         self.advance_to(pts + duration);

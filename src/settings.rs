@@ -49,7 +49,10 @@ pub const DEFAULT_LATENCY_MS: u32 = 1500;
 pub const DEFAULT_LATENESS_MS: u32 = 0;
 pub const DEFAULT_MAX_LINE_CHARS: u32 = 32;
 /// An hour, well before the model's position limit of about 2.9 hours.
-pub const DEFAULT_MAX_STREAM_DURATION_S: u32 = 3600;
+pub const DEFAULT_MAX_STREAM_DURATION_MS: u32 = 3_600_000;
+/// Below this, a `max-stream-duration` is warned about: most likely a value
+/// in seconds from before it counted milliseconds.
+const SHORT_STREAM_DURATION_MS: u32 = 60_000;
 /// Holes in the input up to this long are filled with silence; longer ones
 /// end the engine stream and a new one starts after the hole.
 pub const MAX_FILLED_HOLE: gst::ClockTime = gst::ClockTime::from_seconds(2);
@@ -115,7 +118,11 @@ pub const DEFAULT_SERVER_TIMEOUT_MS: u32 = 10_000;
 /// Speech without text for this long restarts the model's stream: longer
 /// than any sentence's delay (at most 2.4 s) and a pause in it, short
 /// enough that a stalled model loses a sentence or two, not minutes.
-pub const DEFAULT_STALL_TIMEOUT_S: u32 = 15;
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 15_000;
+/// The shortest `stall-timeout` taken (besides 0, off): less is shorter
+/// than any word's delay, and most likely a value in seconds from before it
+/// counted milliseconds.
+pub const MIN_STALL_TIMEOUT_MS: u32 = 1000;
 
 /// A value that must not be shown: Debug prints whether it is set, no more.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -200,9 +207,9 @@ pub struct Settings {
     /// engine=vllm: the bearer key; `VLLM_API_KEY` when not set.
     pub api_key: Secret,
     pub server_timeout_ms: u32,
-    /// Seconds of speech without text after which the stream restarts
-    /// (0: off).
-    pub stall_timeout_s: u32,
+    /// Milliseconds of speech without text after which the stream
+    /// restarts (0: off).
+    pub stall_timeout_ms: u32,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
     pub latency_ms: u32,
@@ -213,7 +220,7 @@ pub struct Settings {
     pub device: i32,
     pub output: OutputMode,
     pub max_line_chars: u32,
-    pub max_stream_duration_s: u32,
+    pub max_stream_duration_ms: u32,
     pub overload: Overload,
     /// overload=queue: the most live audio kept waiting, so that memory
     /// stays bounded however long the model stays behind (0: no bound).
@@ -237,7 +244,7 @@ impl Default for Settings {
             url: None,
             api_key: Secret::default(),
             server_timeout_ms: DEFAULT_SERVER_TIMEOUT_MS,
-            stall_timeout_s: DEFAULT_STALL_TIMEOUT_S,
+            stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
             latency_ms: DEFAULT_LATENCY_MS,
@@ -248,7 +255,7 @@ impl Default for Settings {
             device: -1,
             output: OutputMode::Words,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
-            max_stream_duration_s: DEFAULT_MAX_STREAM_DURATION_S,
+            max_stream_duration_ms: DEFAULT_MAX_STREAM_DURATION_MS,
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
             replacements: None,
@@ -286,12 +293,12 @@ impl Settings {
     }
 
     pub fn max_stream_duration(&self) -> gst::ClockTime {
-        gst::ClockTime::from_seconds(u64::from(self.max_stream_duration_s))
+        gst::ClockTime::from_mseconds(u64::from(self.max_stream_duration_ms))
     }
 
     /// The watchdog's timeout (zero: off).
     pub fn stall_timeout(&self) -> gst::ClockTime {
-        gst::ClockTime::from_seconds(u64::from(self.stall_timeout_s))
+        gst::ClockTime::from_mseconds(u64::from(self.stall_timeout_ms))
     }
 
     pub fn server_timeout(&self) -> std::time::Duration {
@@ -402,10 +409,10 @@ impl Settings {
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("stall-timeout")
-                    .nick("Stall timeout (s)")
-                    .blurb("Speech (seconds of audio, by a voice detector) without any text after which the model's stream restarts; restarts back off; no added latency. 0: off")
-                    .maximum(3600)
-                    .default_value(d.stall_timeout_s)
+                    .nick("Stall timeout (ms)")
+                    .blurb("Speech (ms of audio, by a voice detector, pauses not counted) since the model last wrote text after which its stream restarts; 30 s without speech start the count afresh; restarts back off; no added latency. 0: off, else at least 1000")
+                    .maximum(3_600_000)
+                    .default_value(d.stall_timeout_ms)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("model-path")
@@ -490,17 +497,17 @@ impl Settings {
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-lag")
-                    .nick("Most lag kept with overload=queue")
+                    .nick("Most lag kept with overload=queue (ms)")
                     .blurb("overload=queue: the most live audio (ms) kept waiting, at 64 KiB per second; past it the oldest half is skipped. 0: no bound")
                     .default_value(d.max_lag_ms)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecUInt::builder("max-stream-duration")
-                    .nick("Maximum stream duration (s)")
-                    .blurb("Audio (s) after which the model's stream is restarted, at a pause if one comes: a stream cannot pass about 2.9 hours")
-                    .minimum(1)
-                    .maximum(10_000)
-                    .default_value(d.max_stream_duration_s)
+                    .nick("Maximum stream duration (ms)")
+                    .blurb("Audio (ms) after which the model's stream is restarted, at a pause if one comes: a stream cannot pass about 2.9 hours")
+                    .minimum(1000)
+                    .maximum(10_000_000)
+                    .default_value(d.max_stream_duration_ms)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("replacements")
@@ -540,7 +547,19 @@ impl Settings {
             "url" => self.url = value.get().expect("type checked"),
             "api-key" => self.api_key = Secret::new(value.get().expect("type checked")),
             "server-timeout" => self.server_timeout_ms = value.get().expect("type checked"),
-            "stall-timeout" => self.stall_timeout_s = value.get().expect("type checked"),
+            "stall-timeout" => {
+                let ms = value.get().expect("type checked");
+                if ms != 0 && ms < MIN_STALL_TIMEOUT_MS {
+                    return Err(Rejected(format!(
+                        "stall-timeout counts milliseconds: {ms} ms is shorter than any word's \
+                         delay (at least {MIN_STALL_TIMEOUT_MS}, or 0 for off; {} for {ms} s); \
+                         {} ms stays",
+                        u64::from(ms) * 1000,
+                        self.stall_timeout_ms
+                    )));
+                }
+                self.stall_timeout_ms = ms;
+            }
             "model" => {
                 let name = value.get::<Option<String>>().expect("type checked");
                 // A served model's name can be anything; a local one must be
@@ -570,7 +589,15 @@ impl Settings {
             "output" => self.output = value.get().expect("type checked"),
             "max-line-chars" => self.max_line_chars = value.get().expect("type checked"),
             "max-stream-duration" => {
-                self.max_stream_duration_s = value.get().expect("type checked")
+                let ms = value.get().expect("type checked");
+                self.max_stream_duration_ms = ms;
+                if ms < SHORT_STREAM_DURATION_MS {
+                    return Ok(vec![format!(
+                        "max-stream-duration counts milliseconds: the model's stream restarts \
+                         every {ms} ms of audio ({} for {ms} s)",
+                        u64::from(ms) * 1000
+                    )]);
+                }
             }
             "overload" => self.overload = value.get().expect("type checked"),
             "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
@@ -621,7 +648,7 @@ impl Settings {
             "engine" => self.engine.to_value(),
             "url" => self.url.to_value(),
             "server-timeout" => self.server_timeout_ms.to_value(),
-            "stall-timeout" => self.stall_timeout_s.to_value(),
+            "stall-timeout" => self.stall_timeout_ms.to_value(),
             "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),
@@ -633,7 +660,7 @@ impl Settings {
             "device" => self.device.to_value(),
             "output" => self.output.to_value(),
             "max-line-chars" => self.max_line_chars.to_value(),
-            "max-stream-duration" => self.max_stream_duration_s.to_value(),
+            "max-stream-duration" => self.max_stream_duration_ms.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),
             "replacements" => self

@@ -74,7 +74,7 @@ fn vm_rss_kib() -> u64 {
 
 #[test]
 fn a_long_input_restarts_the_model_stream_without_losing_or_repeating_words() {
-    let mut h = harness("max-stream-duration=2", F32_CAPS);
+    let mut h = harness("max-stream-duration=2000", F32_CAPS);
     let audio = common::sine(7.0);
     h.push(buffer(common::to_f32le(&audio), Some(0))).unwrap();
     let words = finish(&mut h);

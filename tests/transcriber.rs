@@ -460,6 +460,70 @@ fn an_unsupported_delay_is_refused_with_a_warning() {
     assert_eq!(element.property::<u32>("delay"), 960);
 }
 
+/// The first WARNING's text after setting `name` to `value` on an element
+/// in a pipeline.
+fn warning_after_setting(name: &str, value: u32) -> (gst::Element, String) {
+    common::init_plugin();
+    let element = gst::parse::launch(&element_line("")).unwrap();
+    let pipeline = gst::Pipeline::new();
+    pipeline.add(&element).unwrap();
+    element.set_property(name, value);
+    let message = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(1),
+            &[gst::MessageType::Warning],
+        )
+        .expect("a WARNING message");
+    let gst::MessageView::Warning(w) = message.view() else {
+        unreachable!()
+    };
+    (element, w.error().to_string())
+}
+
+#[test]
+fn every_duration_counts_milliseconds_and_an_old_value_in_seconds_is_caught() {
+    // stall-timeout and max-stream-duration counted seconds before.
+    let (element, text) = warning_after_setting("stall-timeout", 15);
+    assert!(
+        text.contains("counts milliseconds") && text.contains("15000"),
+        "{text}"
+    );
+    assert_eq!(
+        element.property::<u32>("stall-timeout"),
+        15_000,
+        "the default stays"
+    );
+    element.set_property("stall-timeout", 3000u32);
+    assert_eq!(element.property::<u32>("stall-timeout"), 3000);
+    element.set_property("stall-timeout", 0u32);
+    assert_eq!(element.property::<u32>("stall-timeout"), 0, "0 is off");
+
+    let (element, text) = warning_after_setting("max-stream-duration", 3600);
+    assert!(
+        text.contains("counts milliseconds") && text.contains("3600000"),
+        "{text}"
+    );
+    assert_eq!(element.property::<u32>("max-stream-duration"), 3600);
+
+    for name in [
+        "stall-timeout",
+        "max-stream-duration",
+        "server-timeout",
+        "delay",
+        "decode-interval",
+        "latency",
+        "lateness",
+        "max-lag",
+        "caption-clear-after",
+    ] {
+        let spec = element.find_property(name).unwrap();
+        assert!(spec.nick().ends_with("(ms)"), "{name}: {}", spec.nick());
+        assert!(spec.blurb().unwrap_or_default().contains("ms"), "{name}");
+    }
+}
+
 #[test]
 fn going_back_to_null_and_ready_keeps_the_loaded_model() {
     common::init_plugin();

@@ -96,12 +96,12 @@ fn a_model_that_falls_silent_over_speech_is_restarted_and_speaks_again() {
     let wav = speech(&dir);
     // The tiny model writes over the whole clip; silenced after 3 s until a
     // restart, the watchdog (2 s of speech) must bring it back.
-    let reference = run(&wav, &format!("{} stall-timeout=2", tiny()), None);
+    let reference = run(&wav, &format!("{} stall-timeout=2000", tiny()), None);
     assert_eq!(reference.stat("stalls"), 0, "{:?}", reference.stats);
     let last_reference = reference.words.last().unwrap().0;
     let run = run(
         &wav,
-        &format!("{} stall-timeout=2", tiny()),
+        &format!("{} stall-timeout=2000", tiny()),
         Some(Box::new(|inner| {
             Box::new(MuteAfter::new(inner, 3 * 16_000, false))
         })),
@@ -137,7 +137,7 @@ fn restarts_back_off_for_a_model_that_never_speaks_again() {
     assert!(out.status.success(), "{}", common::output_text(&out));
     let run = run(
         &three,
-        &format!("{} stall-timeout=1", tiny()),
+        &format!("{} stall-timeout=1000", tiny()),
         Some(Box::new(|inner| Box::new(MuteAfter::new(inner, 0, true)))),
     );
     // Without backoff: a restart a second of speech (about 30). With it,
@@ -174,7 +174,7 @@ fn a_real_model_that_never_speaks_over_speech_is_restarted_with_backoff() {
     assert!(out.status.success(), "{}", common::output_text(&out));
     let run = run(
         &wav,
-        &format!("model-path={} stall-timeout=1", common::tone_model()),
+        &format!("model-path={} stall-timeout=1000", common::tone_model()),
         None,
     );
     assert!(run.words.is_empty(), "{:?}", run.words);
@@ -214,7 +214,7 @@ fn silence_noise_and_music_never_trigger_the_watchdog() {
     ] {
         let run = run(
             &wav,
-            &format!("{} stall-timeout=1", tiny()),
+            &format!("{} stall-timeout=1000", tiny()),
             Some(Box::new(|inner| Box::new(MuteAfter::new(inner, 0, true)))),
         );
         assert_eq!(run.stat("stalls"), 0, "{name}: {:?}", run.stats);
@@ -232,7 +232,7 @@ fn the_watchdog_restarts_a_silent_vllm_session_too() {
     let run = run(
         &wav,
         &format!(
-            "engine=vllm url={} model={SERVED_MODEL} stall-timeout=2",
+            "engine=vllm url={} model={SERVED_MODEL} stall-timeout=2000",
             server.url()
         ),
         None,
@@ -249,4 +249,137 @@ fn the_watchdog_restarts_a_silent_vllm_session_too() {
     // A restart is a new session, not a reconnection.
     assert_eq!(run.stat("reconnects"), 0);
     assert!(server.seen.lock().unwrap().utterances >= 2);
+}
+
+/// Speech as sparse or dense as `every_ms` makes it: one espeak-ng word
+/// (about 0.4 s) every `every_ms`, for `secs` seconds, at 16 kHz.
+fn spaced_words(dir: &Path, every_ms: u32, secs: u32) -> PathBuf {
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+    ];
+    let every = format!("{:.3}", f64::from(every_ms) / 1000.0);
+    let mut pieces = Vec::new();
+    for i in 0..secs * 1000 / every_ms {
+        let word = dir.join(format!("word{i}.wav"));
+        let piece = dir.join(format!("piece{i}.wav"));
+        let spoke = std::process::Command::new("espeak-ng")
+            .arg("-w")
+            .arg(&word)
+            .arg(words[i as usize % words.len()])
+            .status()
+            .expect("espeak-ng (Debian package espeak-ng)");
+        assert!(spoke.success());
+        let padded = std::process::Command::new("sox")
+            .arg("-V1")
+            .arg(&word)
+            .args(["-r", "16000"])
+            .arg(&piece)
+            .args(["pad", "0", &every, "trim", "0", &every])
+            .status()
+            .expect("sox");
+        assert!(padded.success());
+        pieces.push(piece);
+    }
+    let wav = dir.join("spaced.wav");
+    let joined = std::process::Command::new("sox")
+        .args(&pieces)
+        .arg(&wav)
+        .status()
+        .expect("sox");
+    assert!(joined.success());
+    wav
+}
+
+/// A model that goes silent 6 s into each stream over speech with a word
+/// every `every_ms` (stall-timeout 5 s): the watchdog restarts it however
+/// sparse the speech, and words come out again after each restart.
+fn check_sparse_speech(every_ms: u32, vllm: bool) {
+    let name = format!(
+        "watchdog-every-{every_ms}-{}",
+        if vllm { "vllm" } else { "local" }
+    );
+    let dir = common::scratch_dir(&name);
+    let wav = spaced_words(&dir, every_ms, 40);
+    let server;
+    let (props, wrap): (String, Option<Wrap>) = if vllm {
+        let faults = Faults {
+            blank_after_steps: Some(6_000 / 80),
+            ..Faults::default()
+        };
+        server = Double::start(common::tiny_model(), faults);
+        let props = format!(
+            "engine=vllm url={} model={SERVED_MODEL} stall-timeout=5000",
+            server.url()
+        );
+        (props, None)
+    } else {
+        let wrap: Wrap = Box::new(|inner| Box::new(MuteAfter::new(inner, 6 * 16_000, false)));
+        (format!("{} stall-timeout=5000", tiny()), Some(wrap))
+    };
+    let run = run(&wav, &props, wrap);
+    let restarts: Vec<u64> = stalled(&run)
+        .iter()
+        .map(|s| s.get::<u64>("pts").unwrap())
+        .collect();
+    assert!(!restarts.is_empty(), "{name}: no restart: {:?}", run.stats);
+    // One WARNING per episode: a restarted model that writes and falls
+    // silent again starts another.
+    let warned = stall_warnings(&run);
+    assert!(
+        (1..=restarts.len()).contains(&warned),
+        "{name}: {:?}",
+        run.warnings
+    );
+    let first = restarts[0];
+    assert!(
+        first > 6_000_000_000,
+        "{name}: restart at {first} ns, before the model fell silent"
+    );
+    // 5 s of speech after 6 s: with a word of about 0.4 s every 2 s, about
+    // 25 s of audio later (and 30 % to spare for the detector).
+    let bound = 6_000_000_000 + 5_000_000_000 * u64::from(every_ms) / 400 * 13 / 10;
+    assert!(
+        first < bound,
+        "{name}: first restart at {first} ns, not before {bound}"
+    );
+    assert!(
+        run.words.iter().any(|w| w.0 > first),
+        "{name}: no word after the restart at {first}: {:?}",
+        run.words
+    );
+    eprintln!(
+        "{name}: restarts at {:?} ms, {} words",
+        restarts.iter().map(|r| r / 1_000_000).collect::<Vec<_>>(),
+        run.words.len()
+    );
+}
+
+#[test]
+fn a_silent_model_is_restarted_over_sparse_speech_20_percent() {
+    check_sparse_speech(2000, false);
+}
+
+#[test]
+fn a_silent_model_is_restarted_over_sparse_speech_40_percent() {
+    check_sparse_speech(1000, false);
+}
+
+#[test]
+fn a_silent_model_is_restarted_over_dense_speech() {
+    check_sparse_speech(500, false);
+}
+
+#[test]
+fn a_silent_vllm_session_is_restarted_over_sparse_speech_20_percent() {
+    check_sparse_speech(2000, true);
+}
+
+#[test]
+fn a_silent_vllm_session_is_restarted_over_sparse_speech_40_percent() {
+    check_sparse_speech(1000, true);
+}
+
+#[test]
+fn a_silent_vllm_session_is_restarted_over_dense_speech() {
+    check_sparse_speech(500, true);
 }

@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn a_long_stream_ends_at_a_pause_or_after_the_grace() {
         let w = StreamWatch::new(&Settings {
-            max_stream_duration_s: 3600,
+            max_stream_duration_ms: 3_600_000,
             ..Settings::default()
         });
         let s = 1_000_000_000u64;

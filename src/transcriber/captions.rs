@@ -103,7 +103,7 @@ impl CaptionSettings {
                 .build(),
             glib::ParamSpecUInt::builder("caption-clear-after")
                 .nick("Caption clear after (ms)")
-                .blurb("Closed captions: the screen is cleared this long after the last word ended")
+                .blurb("Closed captions: the screen is cleared this long (ms) after the last word ended")
                 .minimum(100)
                 .maximum(60_000)
                 .default_value(d.clear_after_ms)

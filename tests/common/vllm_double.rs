@@ -53,6 +53,9 @@ pub struct Faults {
     pub max_deltas_per_utterance: Option<u64>,
     /// Each step takes this long (a server slower than real time).
     pub step_time: Option<Duration>,
+    /// Every utterance writes only blanks from this many steps on (a
+    /// session that goes blank over speech, vLLM issue 47614).
+    pub blank_after_steps: Option<u64>,
     /// The served model's name, if not [`SERVED_MODEL`].
     pub served_model: Option<String>,
     /// Serve wss:// with this certificate chain and key (PEM files).
@@ -426,6 +429,10 @@ impl Session {
         if let Some(t) = f.step_time {
             std::thread::sleep(t);
         }
+        let text = match f.blank_after_steps.is_some_and(|b| self.steps >= b) {
+            true => String::new(),
+            false => text,
+        };
         self.text.push_str(&text);
         if !send(ws, json!({"type": "transcription.delta", "delta": text})) {
             return Step::Close;

@@ -555,3 +555,46 @@ fn wss_works_with_the_systems_ca_roots_and_a_key_goes_over_it() {
         run.errors[0]
     );
 }
+
+fn serving_delay(ms: u32) -> Double {
+    double(Faults {
+        delay_ms: Some(ms),
+        ..Faults::default()
+    })
+}
+
+#[test]
+fn a_server_with_a_longer_delay_is_an_error_naming_both_within_server_timeout() {
+    // Its deltas come 480 ms later than the element waits for them: before,
+    // a reconnection every server-timeout, no word and no end.
+    let server = serving_delay(960);
+    let (audio, _) = tone();
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "delay=480");
+    assert_eq!(run.errors.len(), 1, "{run:?}");
+    let error = &run.errors[0];
+    assert!(
+        error.contains("960 ms") && error.contains("480 ms") && error.contains("delay=960"),
+        "{error}"
+    );
+    assert_eq!(run.stat("reconnects"), 0, "{:?}", run.stats);
+    assert!(run.took < Duration::from_secs(10), "{:?}", run.took);
+}
+
+#[test]
+fn a_delay_longer_than_the_servers_keeps_working() {
+    let (audio, frames) = tone();
+    let server = serving_delay(480);
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "delay=960");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.words.len(), frames.len(), "{:?}", run.words);
+}
+
+#[test]
+fn a_delay_that_matches_a_server_of_960_ms_works() {
+    let (audio, frames) = tone();
+    let server = serving_delay(960);
+    let run = transcribe(&server.url(), SERVED_MODEL, &audio, "delay=960");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.words.len(), frames.len(), "{:?}", run.words);
+    assert_eq!(run.stat("reconnects"), 0);
+}

@@ -55,6 +55,11 @@ struct Server {
 
 impl Server {
     fn start(port: Option<u16>, args: &[&str]) -> Server {
+        Server::start_with(port, args, &[])
+    }
+
+    /// With `env` for scripts/vllm-server (DELAY_MS: another delay).
+    fn start_with(port: Option<u16>, args: &[&str], env: &[(&str, &str)]) -> Server {
         let port = port.unwrap_or_else(|| {
             std::net::TcpListener::bind("127.0.0.1:0")
                 .unwrap()
@@ -66,6 +71,7 @@ impl Server {
         let mut cmd = Command::new(script());
         cmd.arg("run")
             .args(args)
+            .envs(env.iter().copied())
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())
@@ -304,4 +310,38 @@ fn a_real_vllm_server_with_an_api_key() {
     assert!(run.errors.is_empty(), "{:?}", run.errors);
     assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
     assert!(run.stat("audio-received") > 0);
+}
+
+#[test]
+fn a_real_vllm_server_with_another_delay_is_named_or_followed() {
+    if !installed("a_real_vllm_server_with_another_delay_is_named_or_followed") {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    // tekken.json says 960 ms: the server's deltas come 480 ms later than
+    // delay=480 waits for them (before: no word, a reconnection every 10 s).
+    let server = Server::start_with(None, &[], &[("DELAY_MS", "960")]);
+    let (audio, _, done) = audio_with_text(&server.url(), 6.0);
+    let run = transcribe(&server.url(), MODEL, &audio, "delay=480");
+    assert_eq!(run.errors.len(), 1, "{run:?}\n{}", server.log_text());
+    assert!(
+        run.errors[0].contains("960 ms") && run.errors[0].contains("delay=960"),
+        "{}",
+        run.errors[0]
+    );
+    assert_eq!(run.stat("reconnects"), 0, "{:?}", run.stats);
+    assert!(run.took < Duration::from_secs(10), "{:?}", run.took);
+    eprintln!("delay 480 against 960: the ERROR after {:?}", run.took);
+    // The server's delay set on the element, and a longer one, work.
+    for delay in ["delay=960", "delay=1200"] {
+        let run = transcribe(&server.url(), MODEL, &audio, delay);
+        assert!(run.errors.is_empty(), "{delay}: {:?}", run.errors);
+        assert_eq!(run.stat("reconnects"), 0, "{delay}: {:?}", run.stats);
+        assert_eq!(text_of(&run), no_space(&done), "{delay}: the server's own text");
+        eprintln!(
+            "{delay} against 960: {} words in {:?}",
+            run.words.len(),
+            run.took
+        );
+    }
 }

@@ -33,6 +33,9 @@ pub enum Error {
         model: String,
         answer: String,
     },
+    /// The server serves a longer delay than `delay`: its deltas come
+    /// later than the element waits for them.
+    DelayMismatch { url: String, ours: u32, server: u32 },
     /// The server blamed what the client sent (`invalid_audio`, ...).
     Rejected {
         url: String,
@@ -45,9 +48,10 @@ impl Error {
     pub fn kind(&self) -> Kind {
         match self {
             Error::Aborted => Kind::Library,
-            Error::NotBuiltIn | Error::BadUrl { .. } | Error::KeyInTheClear { .. } => {
-                Kind::Settings
-            }
+            Error::NotBuiltIn
+            | Error::BadUrl { .. }
+            | Error::KeyInTheClear { .. }
+            | Error::DelayMismatch { .. } => Kind::Settings,
             Error::Unreachable { .. } | Error::Refused { .. } => Kind::Unreachable,
             Error::Unauthorized { .. } => Kind::NotAuthorized,
             Error::ModelNotServed { .. } => Kind::NotFound,
@@ -73,6 +77,12 @@ impl fmt::Display for Error {
                 f,
                 "refusing to send the API key over plain ws:// to {url}, which is not this \
                  machine: use a wss:// URL (TLS), or a loopback address"
+            ),
+            Error::DelayMismatch { url, ours, server } => write!(
+                f,
+                "the vLLM server at {url} serves a delay of {server} ms (measured from its first \
+                 answers) and delay is {ours} ms: set delay={server}, the server's (its \
+                 tekken.json, transcription_delay_ms)"
             ),
             Error::Unreachable { url, detail } => write!(
                 f,

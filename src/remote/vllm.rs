@@ -35,6 +35,17 @@ const LOOKAHEAD: u64 = 240;
 const POLL: Duration = Duration::from_millis(50);
 /// At start, a server that cannot be reached is tried again for this long.
 const START_RETRY_FOR: Duration = Duration::from_secs(8);
+/// How long past its due time the first delta of a recognizer is waited
+/// for before the feeds go on without it, to measure the server's delay.
+const DELAY_PROBE_GRACE: Duration = Duration::from_millis(1000);
+/// While measuring: how long a feed waits for a delta.
+const DELAY_PROBE_WAIT: Duration = Duration::from_millis(200);
+/// How long without a delta, once one came, means the server has answered
+/// all the audio it has: long against a step (about 20 ms here, less on a
+/// GPU), since a slow server taken for a late one would be an error.
+const DELAY_PROBE_QUIET: Duration = Duration::from_millis(1000);
+/// vLLM decodes a frame once this much audio past it is in (2.5 ms).
+const SERVER_LOOKAHEAD: u64 = 40;
 /// Reconnection backoff.
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -89,6 +100,21 @@ pub struct VllmRecognizer {
     /// Frames that were not events of the protocol, since the last report
     /// (a count, so that a flooding server costs no memory).
     ignored: u64,
+    /// What is known of the server's delay against `delay`.
+    delay_check: DelayCheck,
+}
+
+/// A server that serves a longer delay than `delay` answers each frame
+/// later than the feeds wait for: told apart from a slow server by letting
+/// the audio run on until its first delta, and measured from that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DelayCheck {
+    /// No delta yet on this recognizer.
+    Unknown,
+    /// The first delta is late: the feeds go on without waiting for it.
+    Probing,
+    /// A delta came in time, or the measure found the delays agree.
+    Agreed,
 }
 
 impl VllmRecognizer {
@@ -109,6 +135,7 @@ impl VllmRecognizer {
             connected_once: false,
             notices: Vec::new(),
             ignored: 0,
+            delay_check: DelayCheck::Unknown,
         })
     }
 
@@ -387,8 +414,21 @@ impl VllmRecognizer {
         updates: &mut Vec<TextUpdate>,
         enough: impl Fn(&Self) -> bool,
     ) -> Result<bool, Interrupted> {
+        self.read_until_or(updates, enough, None)
+    }
+
+    /// The same, giving up (`Ok(false)`) at `until`.
+    fn read_until_or(
+        &mut self,
+        updates: &mut Vec<TextUpdate>,
+        enough: impl Fn(&Self) -> bool,
+        until: Option<Instant>,
+    ) -> Result<bool, Interrupted> {
         while !enough(self) {
             self.check_abort()?;
+            if until.is_some_and(|until| Instant::now() >= until) {
+                return Ok(false);
+            }
             let waiting = *self.waiting_since.get_or_insert_with(Instant::now);
             if waiting.elapsed() > self.config.server_timeout {
                 return Err(Interrupted::Dropped(Dropped(format!(
@@ -435,11 +475,14 @@ impl VllmRecognizer {
     /// ended on its own goes on in a new utterance.
     fn collect_due(&mut self, updates: &mut Vec<TextUpdate>) -> Result<(), Error> {
         loop {
-            let result = self.read_until(updates, |s| {
-                s.utterance.as_ref().map_or(0, |u| u.answered) >= s.frames_due()
-            });
+            let patience = self.patience();
+            let result = self.read_until_or(
+                updates,
+                |s| s.utterance.as_ref().map_or(0, |u| u.answered) >= s.frames_due(),
+                patience,
+            );
             let dropped = match result {
-                Ok(false) => return Ok(()),
+                Ok(false) => return self.check_delay(updates),
                 Ok(true) => {
                     // Done without a final commit: the session reached the
                     // server's max_model_len.
@@ -471,6 +514,89 @@ impl VllmRecognizer {
             };
             self.recover(dropped)?;
         }
+    }
+}
+
+impl VllmRecognizer {
+    /// Until the server's first delta: how long a feed waits for the due
+    /// frames before it goes on without them.
+    fn patience(&self) -> Option<Instant> {
+        match self.delay_check {
+            DelayCheck::Agreed => None,
+            DelayCheck::Unknown => {
+                Some(*self.waiting_since.as_ref().unwrap_or(&Instant::now()) + DELAY_PROBE_GRACE)
+            }
+            DelayCheck::Probing => Some(Instant::now() + DELAY_PROBE_WAIT),
+        }
+    }
+
+    /// After a feed's wait: the first delta decides whether the server's
+    /// delay is the one set. A longer one is an error: its deltas would
+    /// always come later than the feeds wait for them.
+    fn check_delay(&mut self, updates: &mut Vec<TextUpdate>) -> Result<(), Error> {
+        let answered = self.utterance.as_ref().map_or(0, |u| u.answered);
+        match (self.delay_check, answered) {
+            (DelayCheck::Agreed, _) => Ok(()),
+            (DelayCheck::Unknown, 0) if self.frames_due() > 0 => {
+                gst::debug!(
+                    crate::engine::LOG_CAT,
+                    "vLLM: no delta {} ms after the first was due; measuring the server's delay",
+                    DELAY_PROBE_GRACE.as_millis()
+                );
+                self.delay_check = DelayCheck::Probing;
+                Ok(())
+            }
+            (DelayCheck::Unknown, 0) | (DelayCheck::Probing, 0) => Ok(()),
+            (DelayCheck::Unknown, _) => {
+                self.delay_check = DelayCheck::Agreed;
+                Ok(())
+            }
+            (DelayCheck::Probing, _) => {
+                // Let the server answer all the audio it has, then count.
+                loop {
+                    let before = self.utterance.as_ref().map_or(0, |u| u.answered);
+                    let quiet_until = Some(Instant::now() + DELAY_PROBE_QUIET);
+                    match self.read_until_or(updates, |_| false, quiet_until) {
+                        Ok(_) => {}
+                        Err(Interrupted::Failed(e)) => return Err(e),
+                        Err(Interrupted::Dropped(_)) => break,
+                    }
+                    if self.utterance.as_ref().map_or(0, |u| u.answered) == before {
+                        break;
+                    }
+                }
+                // Caught up and still short of the frames due: its delay is
+                // longer. The measure itself may be a frame off, as the
+                // server's look-ahead is not known exactly.
+                let caught_up = self.utterance.as_ref().map_or(0, |u| u.answered);
+                let ours = self.stream.delay_ms;
+                let server = self.measured_delay_ms();
+                gst::info!(
+                    crate::engine::LOG_CAT,
+                    "vLLM: the server's delay measures {server} ms, delay is {ours} ms"
+                );
+                if caught_up < self.frames_due() {
+                    return Err(Error::DelayMismatch {
+                        url: self.config.url.clone(),
+                        ours,
+                        server: server.max(ours + 80),
+                    });
+                }
+                self.delay_check = DelayCheck::Agreed;
+                Ok(())
+            }
+        }
+    }
+
+    /// The server's delay from the frames it answered for the audio of the
+    /// running utterance, once it has answered all it can: the multiple of
+    /// 80 ms that leaves its last answered frame complete and the next not.
+    fn measured_delay_ms(&self) -> u32 {
+        let Some(u) = &self.utterance else { return 0 };
+        let audio = self.sent - u.start;
+        let room = audio.saturating_sub(SERVER_LOOKAHEAD + u.answered * FRAME);
+        let frame_ms = FRAME * 1000 / u64::from(SAMPLE_RATE);
+        (room * 1000 / u64::from(SAMPLE_RATE) / frame_ms * frame_ms) as u32
     }
 }
 

@@ -53,6 +53,9 @@ pub struct Faults {
     pub max_deltas_per_utterance: Option<u64>,
     /// Each step takes this long (a server slower than real time).
     pub step_time: Option<Duration>,
+    /// The delay it serves (ms), if not 480: a server whose tekken.json
+    /// says another.
+    pub delay_ms: Option<u32>,
     /// Every utterance writes only blanks from this many steps on (a
     /// session that goes blank over speech, vLLM issue 47614).
     pub blank_after_steps: Option<u64>,
@@ -346,7 +349,7 @@ impl Session {
         let mut stream = Stream::open(&ModelSpec::new(&shared.model), 1).unwrap();
         stream
             .begin(StreamConfig {
-                delay_ms: 480,
+                delay_ms: shared.faults.delay_ms.unwrap_or(480),
                 decode_interval_ms: 80,
             })
             .unwrap();

@@ -119,6 +119,10 @@ pub const DEFAULT_SERVER_TIMEOUT_MS: u32 = 10_000;
 /// than any sentence's delay (at most 2.4 s) and a pause in it, short
 /// enough that a stalled model loses a sentence or two, not minutes.
 pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 15_000;
+/// speech-only: a second without speech ends the model's stream: longer
+/// than the pauses inside a sentence, so that dense speech keeps its
+/// context, short enough that sparse speech leaves most silence undecoded.
+pub const DEFAULT_SPEECH_HANGOVER_MS: u32 = 1000;
 /// The shortest `stall-timeout` taken (besides 0, off): less is shorter
 /// than any word's delay, and most likely a value in seconds from before it
 /// counted milliseconds.
@@ -225,6 +229,10 @@ pub struct Settings {
     /// overload=queue: the most live audio kept waiting, so that memory
     /// stays bounded however long the model stays behind (0: no bound).
     pub max_lag_ms: u32,
+    /// Decode only while someone speaks (the gate, core/gate.rs).
+    pub speech_only: bool,
+    /// speech-only: non-speech for this long finishes the model's stream.
+    pub speech_hangover_ms: u32,
     /// The house dictionary's file, as set.
     pub replacements: Option<PathBuf>,
     pub profanity: ProfanityChoice,
@@ -258,6 +266,8 @@ impl Default for Settings {
             max_stream_duration_ms: DEFAULT_MAX_STREAM_DURATION_MS,
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
+            speech_only: false,
+            speech_hangover_ms: DEFAULT_SPEECH_HANGOVER_MS,
             replacements: None,
             profanity: ProfanityChoice::Off,
             profanity_list: None,
@@ -294,6 +304,12 @@ impl Settings {
 
     pub fn max_stream_duration(&self) -> gst::ClockTime {
         gst::ClockTime::from_mseconds(u64::from(self.max_stream_duration_ms))
+    }
+
+    /// speech-only's hangover, when the gate is on.
+    pub fn speech_gate(&self) -> Option<gst::ClockTime> {
+        self.speech_only
+            .then(|| gst::ClockTime::from_mseconds(u64::from(self.speech_hangover_ms)))
     }
 
     /// The watchdog's timeout (zero: off).
@@ -502,6 +518,20 @@ impl Settings {
                     .default_value(d.max_lag_ms)
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecBoolean::builder("speech-only")
+                    .nick("Speech only")
+                    .blurb("Decode only while a voice detector hears speech: a second without it (speech-hangover) finishes the model's stream, the next speech starts a new one with 400 ms of the audio before it; silence costs no model steps (engine=vllm: no audio is sent)")
+                    .default_value(d.speech_only)
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecUInt::builder("speech-hangover")
+                    .nick("Speech hangover (ms)")
+                    .blurb("speech-only: audio without speech (ms) after which the model's stream is finished; 1500 or more keeps dense speech in one stream, 500 leaves more of sparse speech's pauses undecoded")
+                    .minimum(200)
+                    .maximum(60_000)
+                    .default_value(d.speech_hangover_ms)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecUInt::builder("max-stream-duration")
                     .nick("Maximum stream duration (ms)")
                     .blurb("Audio (ms) after which the model's stream is restarted, at a pause if one comes: a stream cannot pass about 2.9 hours")
@@ -601,6 +631,8 @@ impl Settings {
             }
             "overload" => self.overload = value.get().expect("type checked"),
             "max-lag" => self.max_lag_ms = value.get().expect("type checked"),
+            "speech-only" => self.speech_only = value.get().expect("type checked"),
+            "speech-hangover" => self.speech_hangover_ms = value.get().expect("type checked"),
             "replacements" => return self.set_replacements(value.get().expect("type checked")),
             "profanity" => {
                 self.profanity = value.get().expect("type checked");
@@ -663,6 +695,8 @@ impl Settings {
             "max-stream-duration" => self.max_stream_duration_ms.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),
+            "speech-only" => self.speech_only.to_value(),
+            "speech-hangover" => self.speech_hangover_ms.to_value(),
             "replacements" => self
                 .replacements
                 .as_ref()

@@ -598,3 +598,46 @@ fn a_delay_that_matches_a_server_of_960_ms_works() {
     assert_eq!(run.words.len(), frames.len(), "{:?}", run.words);
     assert_eq!(run.stat("reconnects"), 0);
 }
+
+#[test]
+fn with_speech_only_the_server_gets_only_speech_and_its_margins() {
+    // Bursts of 3 frames every 4 s: each opens the gate, each closing
+    // commits its utterance as final; no audio is sent in between.
+    let frames: Vec<usize> = (12..180).step_by(50).flat_map(|s| s..s + 3).collect();
+    let audio = common::tone_audio(200, &frames);
+    let plain_server = double(Faults::default());
+    let plain = transcribe(&plain_server.url(), SERVED_MODEL, &audio, "");
+    let server = double(Faults::default());
+    let gated = transcribe(&server.url(), SERVED_MODEL, &audio, "speech-only=true");
+    assert!(gated.errors.is_empty(), "{:?}", gated.errors);
+    let texts = |r: &Run| r.words.clone();
+    assert_eq!(
+        texts(&gated),
+        texts(&plain),
+        "the same words at the same times"
+    );
+    let bursts = frames.len() as u64 / 3;
+    let seen = server.seen.lock().unwrap();
+    assert_eq!(seen.utterances, bursts, "one utterance per burst");
+    // Per burst: the pre-roll (0.64 s), the burst (0.24 s), the hangover
+    // (1 s) and the buffer that ended it (0.1 s).
+    let most = bursts * (640 + 240 + 1000 + 100) * 16;
+    assert!(
+        seen.samples <= most,
+        "{} samples sent, at most {most} expected",
+        seen.samples
+    );
+    assert!(
+        seen.samples < plain_server.seen.lock().unwrap().samples / 2,
+        "{:?}",
+        seen.samples
+    );
+    assert_eq!(gated.stat("reconnects"), 0, "{:?}", gated.stats);
+    assert_eq!(gated.stat("stream-restarts"), 0, "{:?}", gated.stats);
+    eprintln!(
+        "speech-only: {} of {} samples sent, {} utterances",
+        seen.samples,
+        plain_server.seen.lock().unwrap().samples,
+        seen.utterances
+    );
+}

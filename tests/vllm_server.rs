@@ -337,7 +337,11 @@ fn a_real_vllm_server_with_another_delay_is_named_or_followed() {
         let run = transcribe(&server.url(), MODEL, &audio, delay);
         assert!(run.errors.is_empty(), "{delay}: {:?}", run.errors);
         assert_eq!(run.stat("reconnects"), 0, "{delay}: {:?}", run.stats);
-        assert_eq!(text_of(&run), no_space(&done), "{delay}: the server's own text");
+        assert_eq!(
+            text_of(&run),
+            no_space(&done),
+            "{delay}: the server's own text"
+        );
         eprintln!(
             "{delay} against 960: {} words in {:?}",
             run.words.len(),

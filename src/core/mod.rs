@@ -10,6 +10,7 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
+mod gate;
 mod inbox;
 pub mod input;
 pub mod lifecycle;
@@ -18,6 +19,7 @@ pub mod report;
 mod stats;
 mod stream_watch;
 mod timeline;
+mod voice;
 mod watchdog;
 mod worker;
 

@@ -52,6 +52,8 @@ pub struct Stats {
     /// engine=vllm: frames from the server that were not events of its
     /// protocol (binary, not JSON, unknown types), ignored.
     pub ignored_frames: u64,
+    /// speech-only: samples left out as silence (never fed to the model).
+    pub gated_samples: u64,
     /// The backend the model runs on.
     pub backend: String,
 }
@@ -87,6 +89,7 @@ impl Stats {
             .field("reconnects", self.reconnects)
             .field("audio-resent", samples_to_ns(self.resent_samples))
             .field("frames-ignored", self.ignored_frames)
+            .field("audio-gated", samples_to_ns(self.gated_samples))
             .field("backend", &self.backend)
             .build()
     }

@@ -11,10 +11,9 @@
 //! the model stays silent, so one that never speaks again causes no restart
 //! storm.
 
+use super::voice::{Frame, VAD_FRAME};
 use crate::engine::samples_to_ns;
 
-/// earshot's frame: 16 ms at 16 kHz.
-const VAD_FRAME: usize = 256;
 /// A frame with a voice score from this on is speech. Above earshot's
 /// default 0.5, which held every frame of a sustained synthetic chord for a
 /// voice; at 0.8, 85 % of espeak-ng speech frames count and 20 % of the
@@ -51,9 +50,6 @@ pub(super) enum Verdict {
 }
 
 pub(super) struct Watchdog {
-    detector: Box<earshot::Detector>,
-    /// Audio waiting for a whole VAD frame.
-    pending: Vec<f32>,
     /// The last `WINDOW` frames' decisions, a bit each (newest lowest).
     recent: u32,
     /// Which of those were counted as speech: once speech is sustained, the
@@ -75,8 +71,6 @@ impl Watchdog {
     /// `None` when `timeout` is zero (off).
     pub(super) fn new(timeout: gst::ClockTime) -> Option<Watchdog> {
         (timeout.nseconds() > 0).then(|| Watchdog {
-            detector: earshot::Detector::default_boxed(),
-            pending: Vec::with_capacity(VAD_FRAME),
             recent: 0,
             counted: 0,
             strong: 0,
@@ -93,15 +87,18 @@ impl Watchdog {
         self.timeout_ns * (1u64 << self.restarts.min(4)).min(MAX_BACKOFF)
     }
 
-    /// Takes a feed's audio and whether the model wrote text for it.
-    pub(super) fn after_feed(&mut self, samples: &[f32], wrote: bool) -> Verdict {
-        let speech = self.speech_in(samples);
+    /// Counts the speech in frames heard (whatever was fed to the model).
+    pub(super) fn hear(&mut self, frames: &[Frame]) {
+        self.speech_without_text_ns += self.speech_in(frames);
+    }
+
+    /// After a feed: whether the model wrote text for it.
+    pub(super) fn after_feed(&mut self, wrote: bool) -> Verdict {
         if wrote {
             self.speech_without_text_ns = 0;
             self.restarts = 0;
             return Verdict::Fine;
         }
-        self.speech_without_text_ns += speech;
         if self.speech_without_text_ns < self.threshold() {
             return Verdict::Fine;
         }
@@ -113,36 +110,28 @@ impl Watchdog {
         }
     }
 
-    /// Nanoseconds of speech in `samples` (whole VAD frames; the rest waits
-    /// for the next feed). A long quiet forgets the speech counted so far.
-    fn speech_in(&mut self, samples: &[f32]) -> u64 {
+    /// Nanoseconds of speech in `frames`. A long quiet forgets the speech
+    /// counted so far.
+    fn speech_in(&mut self, frames: &[Frame]) -> u64 {
         let mut speech = 0;
-        let mut rest = samples;
-        while !rest.is_empty() {
-            let take = (VAD_FRAME - self.pending.len()).min(rest.len());
-            self.pending.extend_from_slice(&rest[..take]);
-            rest = &rest[take..];
-            if self.pending.len() == VAD_FRAME {
-                let score = self.detector.predict_f32(&self.pending);
-                let voiced = score >= VOICE_SCORE;
-                let window = (1 << WINDOW) - 1;
-                self.recent = ((self.recent << 1) | u32::from(voiced)) & window;
-                self.strong = ((self.strong << 1) | u32::from(score >= STRONG_SCORE)) & window;
-                self.counted = (self.counted << 1) & window;
-                let frame = samples_to_ns(VAD_FRAME as u64);
-                if voiced && self.recent.count_ones() >= SUSTAINED && self.strong != 0 {
-                    let new = self.recent & !self.counted;
-                    self.counted |= new;
-                    speech += frame * u64::from(new.count_ones());
-                    self.quiet_ns = 0;
-                } else {
-                    self.quiet_ns += frame;
-                    if self.quiet_ns >= FORGET_AFTER_QUIET_NS {
-                        self.speech_without_text_ns = 0;
-                        speech = 0;
-                    }
+        let window = (1 << WINDOW) - 1;
+        let frame = samples_to_ns(VAD_FRAME as u64);
+        for f in frames {
+            let voiced = f.score >= VOICE_SCORE;
+            self.recent = ((self.recent << 1) | u32::from(voiced)) & window;
+            self.strong = ((self.strong << 1) | u32::from(f.score >= STRONG_SCORE)) & window;
+            self.counted = (self.counted << 1) & window;
+            if voiced && self.recent.count_ones() >= SUSTAINED && self.strong != 0 {
+                let new = self.recent & !self.counted;
+                self.counted |= new;
+                speech += frame * u64::from(new.count_ones());
+                self.quiet_ns = 0;
+            } else {
+                self.quiet_ns += frame;
+                if self.quiet_ns >= FORGET_AFTER_QUIET_NS {
+                    self.speech_without_text_ns = 0;
+                    speech = 0;
                 }
-                self.pending.clear();
             }
         }
         speech

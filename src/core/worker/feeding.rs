@@ -11,7 +11,9 @@ use crate::recognizer::TextUpdate;
 use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
 
+use super::super::gate::Closed;
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
+use super::super::voice::Frame;
 use super::super::watchdog::Verdict;
 use super::{Active, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
 use crate::core::report::Cause;
@@ -43,10 +45,30 @@ impl Worker {
         if samples.is_empty() {
             return Ok(());
         }
+        let frames = self.hear(samples);
+        if self.gate.is_some() && self.active.is_none() {
+            return self.gated_audio(samples, pts, &frames);
+        }
         if self.active.is_none() {
             let segment_start = self.timeline.segment.start();
             let base = pts.unwrap_or_else(|| segment_start.map_or(0, gst::ClockTime::nseconds));
             self.begin_stream(base)?;
+        }
+        self.feed_heard(samples, &frames)?;
+        let ends = self
+            .gate
+            .as_mut()
+            .is_some_and(|gate| gate.heard_while_open(&frames, samples.len()));
+        if ends && self.active.is_some() {
+            self.close_gate()?;
+        }
+        Ok(())
+    }
+
+    /// Feeds `samples`, whose voice `frames` the watchdog counts.
+    fn feed_heard(&mut self, samples: &[f32], frames: &[Frame]) -> Result<(), Stop> {
+        if let Some(watchdog) = &mut self.watchdog {
+            watchdog.hear(frames);
         }
         // One decode interval at a time, so that the results of a long
         // buffer leave as they come and a restart falls on a decode.
@@ -57,7 +79,83 @@ impl Worker {
         Ok(())
     }
 
+    /// speech-only, with no stream running: the audio is kept back as a
+    /// pre-roll, the text stream advances past what leaves it, and an onset
+    /// starts a stream with it.
+    fn gated_audio(
+        &mut self,
+        samples: &[f32],
+        pts: Option<u64>,
+        frames: &[Frame],
+    ) -> Result<(), Stop> {
+        let gate = self.gate.as_mut().expect("the gate is on");
+        let segment_start = self.timeline.segment.start().map(gst::ClockTime::nseconds);
+        let at = pts.or(gate.kept_until()).or(segment_start).unwrap_or(0);
+        match gate.heard_while_closed(at, samples, frames) {
+            Closed::Hold { gap_to } => {
+                self.advance_gated(gap_to);
+                Ok(())
+            }
+            Closed::Open { base, audio } => {
+                self.advance_gated(base);
+                self.gated_to = None;
+                self.begin_stream(base)?;
+                self.report_gate(true, base);
+                self.feed_heard(&audio, frames)
+            }
+        }
+    }
+
+    /// While the gate is closed: nothing is said up to `to`.
+    fn advance_gated(&mut self, to: u64) {
+        let from = *self.gated_to.get_or_insert(to);
+        if to > from {
+            self.inbox
+                .stats()
+                .update(|s| s.gated_samples += ns_to_samples(to - from));
+            self.pass_gap(from, to, None);
+            self.gated_to = Some(to);
+        }
+    }
+
+    /// With the gate closed, where the input's audio ends (for EOS): what
+    /// it kept back is left out too.
+    pub(super) fn gated_audio_end(&mut self) -> Option<u64> {
+        let end = self.gate.as_ref()?.kept_until()?;
+        self.advance_gated(end);
+        Some(end)
+    }
+
+    /// The hangover passed without speech: the stream is finished as at
+    /// EOS, every word handed on, and the model waits for the next onset.
+    fn close_gate(&mut self) -> Result<(), Stop> {
+        let end = self.expected_position().expect("a stream runs");
+        self.finish_stream(false)?;
+        if let Some(gate) = &mut self.gate {
+            gate.closed_at(end);
+        }
+        self.gated_to = Some(end);
+        self.report_gate(false, end);
+        Ok(())
+    }
+
+    /// The `voxtralrt-speech` message: the gate opened (`speaking`) or
+    /// closed at `at` on the input's timeline.
+    fn report_gate(&self, speaking: bool, at: u64) {
+        let at = self.timeline.output_time(at);
+        self.report.message(
+            gst::Structure::builder("voxtralrt-speech")
+                .field("speaking", speaking)
+                .field("pts", at.nseconds())
+                .field("running-time", self.timeline.running_time(at))
+                .build(),
+        );
+    }
+
     pub(super) fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
+        if let Some(gate) = &mut self.gate {
+            gate.stream_begins(base);
+        }
         self.stream.reset();
         if let Err(err) = self.stream.begin(self.stream_config) {
             return Err(self.engine_failure(&err));
@@ -97,7 +195,7 @@ impl Worker {
         if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, advice) {
             self.report.warning(Cause::Overload, &warning);
         }
-        self.restart_a_stalled_model(samples, wrote)?;
+        self.restart_a_stalled_model(wrote)?;
         self.restart_a_stopped_model(samples, wrote)
     }
 
@@ -105,15 +203,11 @@ impl Worker {
     /// text restarts the stream from the current audio, skipping nothing.
     /// The stalled stream is dropped rather than finalized: a stalled
     /// server may not answer a final commit either.
-    pub(super) fn restart_a_stalled_model(
-        &mut self,
-        samples: &[f32],
-        wrote: bool,
-    ) -> Result<(), Stop> {
+    pub(super) fn restart_a_stalled_model(&mut self, wrote: bool) -> Result<(), Stop> {
         let Some(watchdog) = self.watchdog.as_mut() else {
             return Ok(());
         };
-        let Verdict::Stalled { speech_ns, first } = watchdog.after_feed(samples, wrote) else {
+        let Verdict::Stalled { speech_ns, first } = watchdog.after_feed(wrote) else {
             return Ok(());
         };
         let Some(next_base) = self.expected_position() else {

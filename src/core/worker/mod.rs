@@ -15,11 +15,13 @@ use crate::wording::SharedRules;
 
 mod feeding;
 
+use super::gate::Gate;
 use super::inbox::{Inbox, Item, Next, Queued};
 use super::overload::{OverloadPolicy, Situation};
 use super::report::{Cause, Reporter};
 use super::stream_watch::StreamWatch;
 use super::timeline::Timeline;
+use super::voice::{Frame, Voice};
 use super::watchdog::Watchdog;
 use super::Output;
 
@@ -60,6 +62,12 @@ pub(super) struct Worker {
     watch: StreamWatch,
     /// Restarts a model that writes nothing while people talk.
     watchdog: Option<Watchdog>,
+    /// speech-only: the model runs while someone speaks.
+    gate: Option<Gate>,
+    /// The voice detector the watchdog and the gate judge by.
+    voice: Option<Voice>,
+    /// While the gate is closed: how far the text stream was advanced.
+    gated_to: Option<u64>,
     active: Option<Active>,
     epoch: u64,
     /// A failure ended this epoch's work; wait for a flush.
@@ -89,6 +97,9 @@ impl Worker {
             overload: OverloadPolicy::new(settings),
             watch: StreamWatch::new(settings),
             watchdog: Watchdog::new(settings.stall_timeout()),
+            gate: settings.speech_gate().map(Gate::new),
+            voice: (settings.speech_only || !settings.stall_timeout().is_zero()).then(Voice::new),
+            gated_to: None,
             active: None,
             epoch: 0,
             failed: false,
@@ -215,7 +226,27 @@ impl Worker {
         self.epoch = epoch;
         self.failed = false;
         self.drop_stream();
+        self.forget_heard();
         self.output.flushed();
+    }
+
+    /// Nothing heard before a flush, a new segment or a skip counts for the
+    /// voice detector or the gate.
+    fn forget_heard(&mut self) {
+        if let Some(voice) = &mut self.voice {
+            voice.restart();
+        }
+        if let Some(gate) = &mut self.gate {
+            gate.reset();
+        }
+        self.gated_to = None;
+    }
+
+    /// The voice detector's frames for `samples` (none without one).
+    fn hear(&mut self, samples: &[f32]) -> Vec<Frame> {
+        self.voice
+            .as_mut()
+            .map_or_else(Vec::new, |voice| voice.hear(samples))
     }
 
     fn drop_stream(&mut self) {
@@ -235,6 +266,7 @@ impl Worker {
                     return Err(Stop::Failed);
                 };
                 self.timeline.segment = segment.clone();
+                self.forget_heard();
                 self.output.event(event);
                 self.mark_segment_start();
             }
@@ -250,7 +282,7 @@ impl Worker {
                 self.output.event(event);
             }
             gst::EventView::Eos(e) => {
-                let end = self.expected_position();
+                let end = self.expected_position().or_else(|| self.gated_audio_end());
                 self.finish_stream(false)?;
                 let end = end.map(|t| self.timeline.output_time(t));
                 self.output.eos(e.seqnum(), end);
@@ -337,6 +369,7 @@ impl Worker {
         let from = self.expected_position();
         self.release_held()?;
         self.drop_stream();
+        self.forget_heard();
         let advice = self.stream.slowness_advice();
         if let Some(warning) = self.overload.record_skip(from, samples, &advice) {
             self.report.warning(Cause::Overload, &warning);

@@ -1,0 +1,173 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Speech-only decoding (`speech-only`): the model runs while someone
+//! speaks. Once the voice detector has heard no speech for the hangover,
+//! the stream is finished as at EOS; the audio after it is kept back as a
+//! pre-roll, and at the next onset a new stream starts with it, so that
+//! the first syllable, which the detector hears late, is decoded too.
+//! Decisions are per input buffer; times are the input's timeline.
+
+use std::collections::VecDeque;
+
+use super::voice::Frame;
+use crate::engine::{ns_to_samples, samples_to_ns, FRAME_SAMPLES};
+
+/// A frame with a voice score from this on may be speech. Lower than the
+/// watchdog's: a false "speech" here only costs compute, a missed one
+/// costs words. Silence scores about 0.17, sox's pink noise reaches it in
+/// 1 % of its frames, a 1 kHz tone in most (0.41 to 0.64), espeak-ng words
+/// in 26 % of a clip with a word every 2 s (measured here).
+const GATE_SCORE: f32 = 0.4;
+/// An onset: `ONSET_FRAMES` of the last `ONSET_WINDOW` frames (80 ms) at
+/// `GATE_SCORE`. Reported 32 ms after an espeak-ng word's first sound at
+/// the median, 64 ms at most (20 words, measured here).
+const ONSET_WINDOW: u32 = 5;
+const ONSET_FRAMES: u32 = 3;
+/// Audio before the onset that a new stream starts with (8 frames): the
+/// onset's delay (64 ms at most, measured) twice over, and the default
+/// delay's worth (480 ms) of context before the first word, where the
+/// model's text for a frame can fall up to a delay before the sound that
+/// made it (the tone fixture's words do).
+pub const PREROLL_NS: u64 = 640_000_000;
+
+/// What the worker does with a buffer heard while the gate is closed.
+#[derive(Debug, PartialEq)]
+pub enum Closed {
+    /// Nothing for the model: the text stream may advance to `gap_to`.
+    Hold { gap_to: u64 },
+    /// Speech: a new stream starts at `base` with `audio` (the pre-roll
+    /// and the buffer).
+    Open { base: u64, audio: Vec<f32> },
+}
+
+pub struct Gate {
+    hangover_ns: u64,
+    /// The last frames' onset votes, a bit each (newest lowest).
+    recent: u32,
+    /// While open: audio since the last frame that sounded like speech.
+    quiet_ns: u64,
+    /// While closed: the latest audio, at most the pre-roll and a buffer,
+    /// starting at `kept_from` on the timeline.
+    kept: VecDeque<f32>,
+    kept_from: Option<u64>,
+    /// Where stream times are counted from: pre-rolls start on its 80 ms
+    /// grid, so that words fall on the frames they would without the gate.
+    origin: Option<u64>,
+}
+
+impl Gate {
+    pub fn new(hangover: gst::ClockTime) -> Gate {
+        Gate {
+            hangover_ns: hangover.nseconds(),
+            recent: 0,
+            quiet_ns: 0,
+            kept: VecDeque::new(),
+            kept_from: None,
+            origin: None,
+        }
+    }
+
+    /// A flush, a new segment or a skip: nothing heard before counts.
+    pub fn reset(&mut self) {
+        self.recent = 0;
+        self.quiet_ns = 0;
+        self.kept.clear();
+        self.kept_from = None;
+        self.origin = None;
+    }
+
+    /// Counts `frames` as onset votes; whether one of them is an onset.
+    fn hears_speech(&mut self, frames: &[Frame]) -> bool {
+        let mut speech = false;
+        for f in frames {
+            let window = (1 << ONSET_WINDOW) - 1;
+            self.recent = ((self.recent << 1) | u32::from(f.score >= GATE_SCORE)) & window;
+            speech |= self.recent.count_ones() >= ONSET_FRAMES;
+        }
+        speech
+    }
+
+    /// While open: a buffer fed to the model. `true`: the hangover has
+    /// passed without speech, the stream is to be finished.
+    pub fn heard_while_open(&mut self, frames: &[Frame], samples: usize) -> bool {
+        if self.hears_speech(frames) {
+            self.quiet_ns = 0;
+        } else {
+            self.quiet_ns += samples_to_ns(samples as u64);
+        }
+        self.quiet_ns >= self.hangover_ns
+    }
+
+    /// The stream was finished where its audio ended (`at`): the audio from
+    /// there on is kept back.
+    pub fn closed_at(&mut self, at: u64) {
+        self.quiet_ns = 0;
+        self.kept.clear();
+        self.kept_from = Some(at);
+    }
+
+    /// A stream begins at `base` (the first, or one the gate opened).
+    pub fn stream_begins(&mut self, base: u64) {
+        self.origin.get_or_insert(base);
+        self.quiet_ns = 0;
+        self.kept.clear();
+        self.kept_from = None;
+    }
+
+    /// The end of the audio kept back (the input's position while closed).
+    pub fn kept_until(&self) -> Option<u64> {
+        self.kept_from
+            .map(|from| from + samples_to_ns(self.kept.len() as u64))
+    }
+
+    /// While closed: a buffer of `samples` at `pts` with its `frames`.
+    pub fn heard_while_closed(&mut self, pts: u64, samples: &[f32], frames: &[Frame]) -> Closed {
+        let continues = self
+            .kept_until()
+            .is_some_and(|end| end.abs_diff(pts) <= samples_to_ns(FRAME_SAMPLES / 2));
+        if !continues {
+            // A hole: as without the gate, times start afresh after it.
+            self.kept.clear();
+            self.kept_from = Some(pts);
+            self.origin = None;
+        }
+        self.origin.get_or_insert(pts);
+        self.kept.extend(samples);
+        let from = self.kept_from.expect("set above");
+        if self.hears_speech(frames) {
+            let onset = self.onset_in(pts, frames);
+            let base = self.preroll_start(onset).max(from);
+            let skip = ns_to_samples(base - from) as usize;
+            let audio: Vec<f32> = self.kept.drain(..).skip(skip).collect();
+            self.kept_from = None;
+            return Closed::Open { base, audio };
+        }
+        // A frame more than the pre-roll, so that its start on the grid is
+        // always kept.
+        let keep = (ns_to_samples(PREROLL_NS) + FRAME_SAMPLES) as usize;
+        let surplus = self.kept.len().saturating_sub(keep);
+        self.kept.drain(..surplus);
+        let kept_from = from + samples_to_ns(surplus as u64);
+        self.kept_from = Some(kept_from);
+        Closed::Hold { gap_to: kept_from }
+    }
+
+    /// Where in the buffer at `pts` the onset was heard: the start of the
+    /// frames that voted for it.
+    fn onset_in(&self, pts: u64, frames: &[Frame]) -> u64 {
+        let first_vote = frames
+            .iter()
+            .find(|f| f.score >= GATE_SCORE)
+            .map_or(0, |f| f.ends_at.saturating_sub(super::voice::VAD_FRAME));
+        pts + samples_to_ns(first_vote as u64)
+    }
+
+    /// The pre-roll's start for an onset at `onset`, on the origin's grid.
+    fn preroll_start(&self, onset: u64) -> u64 {
+        let origin = self.origin.unwrap_or(0);
+        let frame = samples_to_ns(FRAME_SAMPLES);
+        let wanted = onset.saturating_sub(PREROLL_NS).max(origin);
+        origin + (wanted - origin) / frame * frame
+    }
+}

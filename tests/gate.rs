@@ -1,0 +1,336 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Speech-only decoding (`speech-only`, issue 26): the model runs while the
+//! voice detector hears speech. The same words with the gate as without it,
+//! at the same times; silence costs no model step; the gate's edges
+//! (hangover, EOS, flush, holes, live input, music, noise) each behave.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::remote::Run;
+use gst::prelude::*;
+
+const F32_CAPS: &str = common::remote::F32_CAPS;
+const NS_PER_FRAME: u64 = 80_000_000;
+
+/// The tone fixture's word frames for bursts of `len` frames every `every`
+/// frames after a second of silence, over `total` frames (80 ms each).
+fn bursts(total: usize, every: usize, len: usize) -> Vec<usize> {
+    (12..total - 20)
+        .step_by(every)
+        .flat_map(|start| start..start + len)
+        .collect()
+}
+
+/// Runs `audio` through voxtralrttranscriber (the tone fixture, `props`)
+/// from an appsrc: 100 ms buffers, in real time when `live`.
+fn run(audio: &[f32], props: &str, live: bool) -> Run {
+    run_with(audio, props, live, |_| {})
+}
+
+fn run_with(audio: &[f32], props: &str, live: bool, configure: impl FnOnce(&gst::Element)) -> Run {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time is-live={live} caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t threads=1 model-path={} {props} ! fakesink sync=false",
+        common::tone_model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let t = pipeline.by_name("t").unwrap();
+    configure(&t);
+    let run = Arc::new(Mutex::new(Run::default()));
+    common::remote::record(&pipeline, &t, &run);
+    let bus = pipeline.bus().unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = pipeline.by_name("src").unwrap();
+    let started = std::time::Instant::now();
+    for (k, piece) in audio.chunks(1600).enumerate() {
+        if live {
+            let due = started + Duration::from_millis(100 * k as u64);
+            std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+        }
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(100));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(120),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("neither EOS nor an ERROR in 120 s");
+    let stats = t.property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    let mut run = std::mem::take(&mut *run.lock().unwrap());
+    run.stats = Some(stats);
+    run.took = started.elapsed();
+    run
+}
+
+/// The gate's `voxtralrt-speech` messages: (speaking, pts).
+fn gate_changes(run: &Run) -> Vec<(bool, u64)> {
+    run.messages_named("voxtralrt-speech")
+        .iter()
+        .map(|m| (m.get("speaking").unwrap(), m.get("pts").unwrap()))
+        .collect()
+}
+
+/// The words with the gate are the words without it, each within a frame.
+fn assert_same_words(gated: &Run, plain: &Run) {
+    assert!(gated.errors.is_empty(), "{:?}", gated.errors);
+    let texts = |r: &Run| {
+        r.words
+            .iter()
+            .map(|w| w.1.trim().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(texts(gated), texts(plain), "the words");
+    for (g, p) in gated.words.iter().zip(&plain.words) {
+        assert!(
+            g.0.abs_diff(p.0) <= NS_PER_FRAME,
+            "{g:?} with the gate, {p:?} without"
+        );
+    }
+}
+
+#[test]
+fn tone_words_with_long_silences_come_at_their_frames_and_silence_is_not_decoded() {
+    // Bursts of 3 frames every 4 s (50 frames): 94 % silence.
+    let frames = bursts(200, 50, 3);
+    let audio = common::tone_audio(200, &frames);
+    let plain = run(&audio, "", false);
+    let gated = run(&audio, "speech-only=true", false);
+    assert_eq!(plain.words.len(), frames.len(), "{:?}", plain.words);
+    assert_same_words(&gated, &plain);
+    for (&(pts, _), &f) in gated.words.iter().zip(&frames) {
+        assert_eq!(pts, common::truth(f), "the word of frame {f}");
+    }
+    let received = gated.stat("audio-received");
+    let decoded = gated.stat("audio-transcribed");
+    let gated_out = gated.stat("audio-gated");
+    assert!(decoded < received / 2, "decoded {decoded} of {received}");
+    assert!(
+        gated_out + decoded >= received * 9 / 10,
+        "{:?}",
+        gated.stats
+    );
+    // Each burst opens and closes the gate once; none of it is a restart.
+    let changes = gate_changes(&gated);
+    let opens = changes.iter().filter(|c| c.0).count();
+    assert_eq!(opens, frames.len() / 3, "{changes:?}");
+    assert_eq!(gated.stat("stream-restarts"), 0, "{:?}", gated.stats);
+    eprintln!(
+        "94 % silence: decoded {} ms of {} ms, {} left out",
+        decoded / 1_000_000,
+        received / 1_000_000,
+        gated_out / 1_000_000
+    );
+}
+
+#[test]
+fn a_pause_shorter_than_the_hangover_keeps_the_gate_open_and_a_longer_one_closes_it() {
+    // Bursts every 0.8 s (0.56 s of silence between) and every 2 s (1.76 s).
+    for (every, opens) in [(10usize, 1usize), (25, 5)] {
+        let frames: Vec<usize> = (12..12 + 5 * every)
+            .step_by(every)
+            .flat_map(|s| s..s + 3)
+            .collect();
+        let audio = common::tone_audio(12 + 5 * every + 40, &frames);
+        let gated = run(&audio, "speech-only=true speech-hangover=1000", false);
+        let plain = run(&audio, "", false);
+        assert_same_words(&gated, &plain);
+        let changes = gate_changes(&gated);
+        assert_eq!(
+            changes.iter().filter(|c| c.0).count(),
+            opens,
+            "every {every} frames: {changes:?}"
+        );
+    }
+}
+
+/// espeak-ng saying `text` (with SSML breaks if any), 16 kHz samples.
+fn espeak(text: &str, dir: &std::path::Path) -> Vec<f32> {
+    let wav = dir.join("speech.wav");
+    let spoke = std::process::Command::new("espeak-ng")
+        .args(["-m", "-s", "150", "-w"])
+        .arg(&wav)
+        .arg(text)
+        .status()
+        .expect("espeak-ng (Debian package espeak-ng)");
+    assert!(spoke.success());
+    raw_of(
+        std::process::Command::new("sox").arg(&wav),
+        &dir.join("speech.f32"),
+        &[],
+    )
+}
+
+/// What `sox` (its input already given) makes as 16 kHz mono f32.
+fn raw_of(sox: &mut std::process::Command, raw: &std::path::Path, effects: &[&str]) -> Vec<f32> {
+    let ok = sox
+        .args([
+            "-r", "16000", "-c", "1", "-e", "float", "-b", "32", "-t", "raw",
+        ])
+        .arg(raw)
+        .args(effects)
+        .status()
+        .expect("sox");
+    assert!(ok.success());
+    std::fs::read(raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+#[test]
+fn speech_that_never_pauses_is_decoded_as_without_the_gate() {
+    // The tone fixture writes for speech's 1 kHz band: about 10 s of talk
+    // without a pause of the hangover's length.
+    let dir = common::scratch_dir("gate-no-pause");
+    let audio = espeak(
+        "The quick brown fox jumps over the lazy dog while the captions keep coming \
+         and nobody pauses for breath at all in this sentence",
+        &dir,
+    );
+    let gated = run(&audio, "speech-only=true", false);
+    let plain = run(&audio, "", false);
+    assert!(plain.words.len() >= 5, "{:?}", plain.words);
+    assert_same_words(&gated, &plain);
+    let changes = gate_changes(&gated);
+    assert_eq!(changes.iter().filter(|c| c.0).count(), 1, "{changes:?}");
+}
+
+#[test]
+fn speech_with_pauses_gives_the_same_words_with_and_without_the_gate() {
+    let dir = common::scratch_dir("gate-pauses");
+    let audio = espeak(
+        "<speak>Good evening, this is the late news from the studio. <break time=\"3s\"/> \
+         The weather stays fine and warm through the weekend. <break time=\"4s\"/> \
+         Traffic is light on every road tonight. <break time=\"2500ms\"/> \
+         Thank you for listening and goodbye.</speak>",
+        &dir,
+    );
+    let gated = run(&audio, "speech-only=true", false);
+    let plain = run(&audio, "", false);
+    assert!(plain.words.len() >= 4, "{:?}", plain.words);
+    assert_same_words(&gated, &plain);
+    let opens = gate_changes(&gated).iter().filter(|c| c.0).count();
+    assert_eq!(opens, 4, "{:?}", gate_changes(&gated));
+    // Each pause less the hangover (1 s) and the pre-roll (0.64 s): 4.6 s.
+    assert!(
+        gated.stat("audio-gated") > 3_500_000_000,
+        "{:?}",
+        gated.stats
+    );
+}
+
+#[test]
+fn live_input_with_the_gate_gives_the_same_words() {
+    let frames = bursts(100, 25, 3);
+    let audio = common::tone_audio(100, &frames);
+    let gated = run(&audio, "speech-only=true", true);
+    let plain = run(&audio, "", true);
+    assert_same_words(&gated, &plain);
+    assert!(gated.stat("audio-gated") > 0, "{:?}", gated.stats);
+}
+
+#[test]
+fn eos_while_the_gate_is_closed_ends_the_stream_after_the_last_word() {
+    // The last burst 6 s before the end: EOS comes with the gate closed.
+    let frames = vec![12, 13, 14];
+    let audio = common::tone_audio(100, &frames);
+    let gated = run(&audio, "speech-only=true", false);
+    assert_eq!(gated.words.len(), 3, "{:?}", gated.words);
+    let changes = gate_changes(&gated);
+    assert_eq!(changes.len(), 2, "opened and closed: {changes:?}");
+    assert!(!changes[1].0);
+}
+
+#[test]
+fn noise_keeps_the_gate_closed_and_music_opens_it() {
+    // sox's pink noise scores as speech in 1 % of its frames, a chord in
+    // all of them: a false "speech" only costs compute.
+    let dir = common::scratch_dir("gate-noise-music");
+    for (name, effect, closed) in [
+        ("pink", vec!["synth", "10", "pinknoise", "vol", "0.3"], true),
+        (
+            "chord",
+            vec![
+                "synth", "10", "sine", "220", "sine", "277", "sine", "330", "remix", "-",
+                "tremolo", "3", "40",
+            ],
+            false,
+        ),
+    ] {
+        let raw = dir.join(format!("{name}.f32"));
+        let audio = raw_of(std::process::Command::new("sox").arg("-n"), &raw, &effect);
+        let gated = run(&audio, "speech-only=true", false);
+        let received = gated.stat("audio-received");
+        let left_out = gated.stat("audio-gated");
+        eprintln!(
+            "{name}: {} ms of {} ms left out",
+            left_out / 1_000_000,
+            received / 1_000_000
+        );
+        if closed {
+            assert!(left_out > received * 8 / 10, "{name}: {:?}", gated.stats);
+        } else {
+            assert!(left_out < received / 10, "{name}: {:?}", gated.stats);
+        }
+    }
+}
+
+#[test]
+fn a_flush_and_a_hole_while_the_gate_is_closed_lose_no_later_word() {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 speech-only=true",
+        common::tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let push = |h: &mut gst_check::Harness, audio: &[f32], from_ms: u64| {
+        for (k, piece) in audio.chunks(1600).enumerate() {
+            let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+            b.get_mut()
+                .unwrap()
+                .set_pts(gst::ClockTime::from_mseconds(from_ms + 100 * k as u64));
+            h.push(b).unwrap();
+        }
+    };
+    let frames = vec![12, 13, 14];
+    let audio = common::tone_audio(60, &frames);
+    push(&mut h, &audio, 0);
+    // A flush with the gate closed (4.8 s in, the burst long finished).
+    h.push_event(gst::event::FlushStart::new());
+    h.push_event(gst::event::FlushStop::new(true));
+    h.push_event(gst::event::Segment::new(&gst::FormattedSegment::<
+        gst::ClockTime,
+    >::new()));
+    push(&mut h, &audio, 0);
+    // A hole of 10 s in the timestamps, the gate closed again.
+    push(&mut h, &audio, 15_000);
+    h.push_event(gst::event::Eos::new());
+    let mut words = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        if b.size() > 0 {
+            words.push(b.pts().unwrap().nseconds());
+        }
+    }
+    let last = words[words.len() - 3..].to_vec();
+    let truth: Vec<u64> = frames
+        .iter()
+        .map(|&f| 15_000_000_000 + common::truth(f))
+        .collect();
+    assert_eq!(last, truth, "after the hole: {words:?}");
+}

@@ -248,9 +248,18 @@ fn harness_run(
     caps: &str,
     midway: impl FnOnce(&gst::Element, &mut gst_check::Harness) -> Vec<gst::Buffer>,
 ) -> (Vec<gst::Buffer>, gst::Caps) {
+    harness_run_with("", caps, midway)
+}
+
+/// The same with transcriber properties `props`.
+fn harness_run_with(
+    props: &str,
+    caps: &str,
+    midway: impl FnOnce(&gst::Element, &mut gst_check::Harness) -> Vec<gst::Buffer>,
+) -> (Vec<gst::Buffer>, gst::Caps) {
     init();
     let mut h = gst_check::Harness::new_parse(&format!(
-        "voxtralrttranscriber model-path={} threads=1 ! capsfilter name=cf caps={caps}",
+        "voxtralrttranscriber model-path={} threads=1 {props} ! capsfilter name=cf caps={caps}",
         tone_model()
     ));
     h.set_src_caps_str(F32_CAPS);
@@ -733,4 +742,62 @@ fn cc3_is_not_offered_as_raw_608_and_a_raw_only_downstream_gets_a_clear_error() 
         "{}",
         e.error()
     );
+}
+
+#[test]
+fn captions_cross_a_closed_speech_gate_unchanged_in_608_roll_up_and_pop_on_and_708() {
+    // The tone fixture's pause of 1.36 s closes the gate: the caption
+    // frames go on over it on their grid, and every word shows as it does
+    // without the gate. The hangover fits the fixture: the pause must leave
+    // the pre-roll (0.64 s) after it, since the fixture places a word a
+    // delay before its tone, and 500 ms would close the gate inside the
+    // 800 ms burst (a steady tone stops sounding like a voice to the
+    // detector after about 220 ms of it).
+    let gate = "speech-only=true speech-hangover=700";
+    for (mode, caps, format) in [
+        (
+            "roll-up2",
+            "closedcaption/x-cea-608,format=raw,framerate=30/1",
+            "raw",
+        ),
+        (
+            "pop-on",
+            "closedcaption/x-cea-608,format=raw,framerate=30/1",
+            "raw",
+        ),
+        (
+            "roll-up2",
+            "closedcaption/x-cea-708,format=cc_data,framerate=30/1",
+            "cc_data",
+        ),
+    ] {
+        let props = format!("caption-mode={mode}");
+        let (plain, _) = harness_run_with(&props, caps, |_, _| Vec::new());
+        let (gated, _) = harness_run_with(&format!("{props} {gate}"), caps, |_, _| Vec::new());
+        assert_on_grid(&gated, 30, 1);
+        let (xs_plain, xs_gated) = (
+            x_times(&pairs_of(&plain, format)),
+            x_times(&pairs_of(&gated, format)),
+        );
+        assert_eq!(xs_plain.len(), tone_frames().len(), "{mode} {format}");
+        // A word may move by one 80 ms frame with the gate, and its
+        // caption by that and a caption frame.
+        assert_eq!(
+            xs_gated.len(),
+            xs_plain.len(),
+            "{mode} {format}: {xs_gated:?}"
+        );
+        for (g, p) in xs_gated.iter().zip(&xs_plain) {
+            assert!(
+                g.abs_diff(*p) <= 80_000_000 + 33_400_000,
+                "{mode} {format}: {g} for {p}"
+            );
+        }
+        if format == "cc_data" {
+            assert_eq!(services_708(&gated), services_708(&plain), "708 service 1");
+            assert!(services_708(&gated)
+                .get(&1)
+                .is_some_and(|t| t.contains('x')));
+        }
+    }
 }

@@ -334,3 +334,46 @@ fn a_flush_and_a_hole_while_the_gate_is_closed_lose_no_later_word() {
         .collect();
     assert_eq!(last, truth, "after the hole: {words:?}");
 }
+
+/// Live speech-like tone, 40 % of the time: utterances of 4 s (bursts of
+/// 320 ms on, 320 ms off) every 10 s, for `periods` periods.
+fn utterances(periods: usize) -> (Vec<f32>, Vec<usize>) {
+    let frames: Vec<usize> = (0..periods)
+        .flat_map(|p| {
+            let start = 12 + p * 125;
+            (start..start + 50).filter(move |f| (f - start) % 8 < 4)
+        })
+        .collect();
+    (common::tone_audio(12 + periods * 125, &frames), frames)
+}
+
+#[test]
+fn a_model_slower_than_live_catches_up_in_the_silences_with_the_gate() {
+    // 1.8 times slower than real time: without the gate it falls 0.8 s
+    // behind each second and overload=skip drops audio; with it, the
+    // decoded audio (speech, pre-roll, hangover) is about half the input.
+    let (audio, frames) = utterances(3);
+    let slow = |t: &gst::Element| {
+        common::recognizers::wrap(t, |inner| {
+            Box::new(common::recognizers::Slow { inner, factor: 1.8 })
+        })
+    };
+    let props = "latency=6000 speech-hangover=500";
+    let gated = run_with(&audio, &format!("{props} speech-only=true"), true, slow);
+    let plain = run_with(&audio, props, true, slow);
+    eprintln!(
+        "1.8x slower, 40 % speech: gated {} of {} words, {} ms skipped; plain {} words, {} ms skipped",
+        gated.words.len(),
+        frames.len(),
+        gated.stat("audio-skipped") / 1_000_000,
+        plain.words.len(),
+        plain.stat("audio-skipped") / 1_000_000
+    );
+    assert_eq!(gated.stat("audio-skipped"), 0, "{:?}", gated.stats);
+    assert_eq!(gated.words.len(), frames.len(), "{:?}", gated.words);
+    for (&(pts, _), &f) in gated.words.iter().zip(&frames) {
+        assert_eq!(pts, common::truth(f), "the word of frame {f}");
+    }
+    assert!(plain.stat("audio-skipped") > 0, "{:?}", plain.stats);
+    assert!(plain.words.len() < frames.len(), "{:?}", plain.words);
+}

@@ -383,3 +383,28 @@ fn a_silent_vllm_session_is_restarted_over_sparse_speech_40_percent() {
 fn a_silent_vllm_session_is_restarted_over_dense_speech() {
     check_sparse_speech(500, true);
 }
+
+#[test]
+fn with_speech_only_the_watchdog_counts_the_speech_across_the_gates_streams() {
+    // A word every 2 s: the gate (hangover 1 s) closes between words, so
+    // each word is a stream of its own; the model is mute from 6 s of audio
+    // fed on. The speech still adds up to the timeout across the streams.
+    let dir = common::scratch_dir("watchdog-gate");
+    let wav = spaced_words(&dir, 2000, 40);
+    let run = run(
+        &wav,
+        &format!("{} stall-timeout=5000 speech-only=true", tiny()),
+        Some(Box::new(|inner| {
+            Box::new(MuteAfter::new(inner, 6 * 16_000, true))
+        })),
+    );
+    let opens = run
+        .messages_named("voxtralrt-speech")
+        .iter()
+        .filter(|m| m.get::<bool>("speaking").unwrap())
+        .count();
+    assert!(opens >= 10, "the gate opened {opens} times");
+    assert!(run.stat("stalls") >= 1, "{:?}", run.stats);
+    assert_eq!(stall_warnings(&run), 1, "{:?}", run.warnings);
+    assert!(run.stat("audio-gated") > 0, "{:?}", run.stats);
+}

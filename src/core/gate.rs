@@ -137,7 +137,9 @@ impl Gate {
         let from = self.kept_from.expect("set above");
         if self.hears_speech(frames) {
             let onset = self.onset_in(pts, frames);
-            let base = self.preroll_start(onset).max(from);
+            // Less pre-roll than that after a short pause: still on the
+            // grid, the kept audio's first partial frame left out.
+            let base = self.preroll_start(onset).max(self.on_grid_from(from));
             let skip = ns_to_samples(base - from) as usize;
             let audio: Vec<f32> = self.kept.drain(..).skip(skip).collect();
             self.kept_from = None;
@@ -161,6 +163,13 @@ impl Gate {
             .find(|f| f.score >= GATE_SCORE)
             .map_or(0, |f| f.ends_at.saturating_sub(super::voice::VAD_FRAME));
         pts + samples_to_ns(first_vote as u64)
+    }
+
+    /// The first point on the origin's grid at or after `t`.
+    fn on_grid_from(&self, t: u64) -> u64 {
+        let origin = self.origin.unwrap_or(0).min(t);
+        let frame = samples_to_ns(FRAME_SAMPLES);
+        origin + (t - origin).div_ceil(frame) * frame
     }
 
     /// The pre-roll's start for an onset at `onset`, on the origin's grid.

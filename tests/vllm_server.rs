@@ -349,3 +349,139 @@ fn a_real_vllm_server_with_another_delay_is_named_or_followed() {
         );
     }
 }
+
+impl Server {
+    /// A metric of vLLM's /metrics, summed over its labels.
+    fn metric(&self, name: &str) -> f64 {
+        let mut tcp = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        tcp.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        tcp.read_to_string(&mut answer).unwrap();
+        answer
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+}
+
+/// espeak-ng speech with SSML pauses, 16 kHz samples.
+fn espeak(ssml: &str, dir: &std::path::Path) -> Vec<f32> {
+    let (wav, raw) = (dir.join("speech.wav"), dir.join("speech.f32"));
+    let spoke = Command::new("espeak-ng")
+        .args(["-m", "-w"])
+        .arg(&wav)
+        .arg(ssml)
+        .status()
+        .expect("espeak-ng");
+    assert!(spoke.success());
+    let converted = Command::new("sox")
+        .arg(&wav)
+        .args([
+            "-r", "16000", "-c", "1", "-e", "float", "-b", "32", "-t", "raw",
+        ])
+        .arg(&raw)
+        .status()
+        .expect("sox");
+    assert!(converted.success());
+    std::fs::read(&raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+#[test]
+fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
+    if !installed("a_real_vllm_server_with_speech_only_computes_steps_for_speech_only") {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let server = Server::start(None, &[]);
+    let dir = common::scratch_dir("vllm-speech-only");
+    let audio = espeak(
+        "<speak>Good evening, here is the news from the studio. <break time=\"6s\"/> \
+         The weather stays fine through the weekend. <break time=\"6s\"/> Goodbye.</speak>",
+        &dir,
+    );
+    let minutes = audio.len() as f64 / 16_000.0 / 60.0;
+    let steps_of = |props: &str| {
+        let steps = server.metric("vllm:generation_tokens_total");
+        let run = transcribe(&server.url(), MODEL, &audio, props);
+        assert!(run.errors.is_empty(), "{props}: {:?}", run.errors);
+        (run, server.metric("vllm:generation_tokens_total") - steps)
+    };
+    let (_, plain_steps) = steps_of("");
+    let (gated, gated_steps) = steps_of("speech-only=true");
+    let opens = gated
+        .messages_named("voxtralrt-speech")
+        .iter()
+        .filter(|m| m.get::<bool>("speaking").unwrap())
+        .count();
+    eprintln!(
+        "speech-only against the real vLLM: {:.0} steps per minute of audio without the gate, \
+         {:.0} with it ({opens} utterances)",
+        plain_steps / minutes,
+        gated_steps / minutes
+    );
+    assert!(opens >= 3, "{opens} openings");
+    assert!(
+        gated_steps < plain_steps * 0.8,
+        "{gated_steps} steps, {plain_steps} without"
+    );
+    assert_eq!(gated.stat("reconnects"), 0, "{:?}", gated.stats);
+    assert_eq!(gated.stat("stream-restarts"), 0, "{:?}", gated.stats);
+
+    // In real time: while the gate is closed the server holds no KV cache
+    // for the stream (its request ended at transcription.done), though the
+    // WebSocket stays open. (vLLM 0.32 counts no realtime request in
+    // num_requests_running; its KV cache usage does show them.)
+    let samples = Mutex::new(Vec::new());
+    let started = Instant::now();
+    let paced = std::thread::scope(|s| {
+        let run = s.spawn(|| transcribe_paced(&server.url(), MODEL, &audio, "speech-only=true"));
+        while !run.is_finished() {
+            let running = server.metric("vllm:kv_cache_usage_perc");
+            samples.lock().unwrap().push((started.elapsed(), running));
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        run.join().unwrap()
+    });
+    assert!(paced.errors.is_empty(), "{:?}", paced.errors);
+    let changes: Vec<(bool, u64)> = paced
+        .messages_named("voxtralrt-speech")
+        .iter()
+        .map(|m| (m.get("speaking").unwrap(), m.get("pts").unwrap()))
+        .collect();
+    let closed: Vec<(Duration, Duration)> = changes
+        .windows(2)
+        .filter(|w| !w[0].0 && w[1].0)
+        .map(|w| {
+            // A margin for the pacing and the server's last steps.
+            let from = Duration::from_nanos(w[0].1) + Duration::from_millis(1500);
+            let to = Duration::from_nanos(w[1].1);
+            (from, to)
+        })
+        .filter(|(from, to)| from < to)
+        .collect();
+    assert!(!closed.is_empty(), "{changes:?}");
+    let samples = samples.into_inner().unwrap();
+    let inside: Vec<f64> = samples
+        .iter()
+        .filter(|(t, _)| closed.iter().any(|(from, to)| t >= from && t <= to))
+        .map(|&(_, running)| running)
+        .collect();
+    assert!(!inside.is_empty(), "no sample while closed: {closed:?}");
+    assert!(
+        inside.iter().all(|&r| r == 0.0),
+        "requests running while closed: {inside:?}"
+    );
+    assert!(
+        samples.iter().any(|&(_, r)| r > 0.0),
+        "never a request running: {samples:?}"
+    );
+    eprintln!(
+        "while the gate was closed: {} samples of vllm:kv_cache_usage_perc, all 0",
+        inside.len()
+    );
+}

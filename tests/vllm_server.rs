@@ -474,11 +474,11 @@ fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
     assert!(!inside.is_empty(), "no sample while closed: {closed:?}");
     assert!(
         inside.iter().all(|&r| r == 0.0),
-        "requests running while closed: {inside:?}"
+        "KV cache held while closed: {inside:?}"
     );
     assert!(
         samples.iter().any(|&(_, r)| r > 0.0),
-        "never a request running: {samples:?}"
+        "never any KV cache used: {samples:?}"
     );
     eprintln!(
         "while the gate was closed: {} samples of vllm:kv_cache_usage_perc, all 0",

@@ -441,8 +441,8 @@ fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
     let paced = std::thread::scope(|s| {
         let run = s.spawn(|| transcribe_paced(&server.url(), MODEL, &audio, "speech-only=true"));
         while !run.is_finished() {
-            let running = server.metric("vllm:kv_cache_usage_perc");
-            samples.lock().unwrap().push((started.elapsed(), running));
+            let usage = server.metric("vllm:kv_cache_usage_perc");
+            samples.lock().unwrap().push((started.elapsed(), usage));
             std::thread::sleep(Duration::from_millis(200));
         }
         run.join().unwrap()
@@ -469,7 +469,7 @@ fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
     let inside: Vec<f64> = samples
         .iter()
         .filter(|(t, _)| closed.iter().any(|(from, to)| t >= from && t <= to))
-        .map(|&(_, running)| running)
+        .map(|&(_, usage)| usage)
         .collect();
     assert!(!inside.is_empty(), "no sample while closed: {closed:?}");
     assert!(

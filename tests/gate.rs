@@ -377,3 +377,70 @@ fn a_model_slower_than_live_catches_up_in_the_silences_with_the_gate() {
     assert!(plain.stat("audio-skipped") > 0, "{:?}", plain.stats);
     assert!(plain.words.len() < frames.len(), "{:?}", plain.words);
 }
+
+#[test]
+fn a_seek_into_a_closed_gate_gives_the_words_after_it_at_their_frames() {
+    // Bursts every 4 s; the seek lands at 6 s, in a silence.
+    let frames = bursts(300, 50, 3);
+    let dir = common::scratch_dir("gate-seek");
+    let wav = dir.join("bursts.wav");
+    common::write_wav(&wav, &common::tone_audio(300, &frames));
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "filesrc location={} ! wavparse ! audioconvert ! voxtralrttranscriber name=t threads=1 \
+         model-path={} speech-only=true ! fakesink sync=false",
+        wav.display(),
+        common::tone_model()
+    ))
+    .unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let seen = words.clone();
+    t.static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            let b = info.buffer().unwrap();
+            if b.size() > 0 {
+                seen.lock().unwrap().push(b.pts().unwrap().nseconds());
+            }
+            gst::PadProbeReturn::Ok
+        });
+    let bus = pipeline.bus().unwrap();
+    let wait = |what| {
+        bus.timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[what, gst::MessageType::Error],
+        )
+        .map(|m| assert!(m.type_() == what, "{m:?}"))
+        .expect("in time")
+    };
+    pipeline.set_state(gst::State::Paused).unwrap();
+    wait(gst::MessageType::AsyncDone);
+    pipeline
+        .seek_simple(
+            gst::SeekFlags::FLUSH | gst::SeekFlags::ACCURATE,
+            gst::ClockTime::from_seconds(6),
+        )
+        .unwrap();
+    wait(gst::MessageType::AsyncDone);
+    pipeline.set_state(gst::State::Playing).unwrap();
+    wait(gst::MessageType::Eos);
+    pipeline.set_state(gst::State::Null).unwrap();
+    let after: Vec<u64> = words
+        .lock()
+        .unwrap()
+        .iter()
+        .copied()
+        .filter(|&p| p >= 6_000_000_000)
+        .collect();
+    let truth: Vec<u64> = frames
+        .iter()
+        .map(|&f| common::truth(f))
+        .filter(|&p| p >= 6_000_000_000)
+        .collect();
+    assert_eq!(after, truth, "the words after the seek");
+}

@@ -180,3 +180,86 @@ impl Gate {
         origin + (wanted - origin) / frame * frame
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::voice::{Frame, VAD_FRAME};
+
+    const MS: u64 = 1_000_000;
+
+    /// Frames of a 100 ms buffer (6 whole frames), all with `score`.
+    fn frames(score: f32) -> Vec<Frame> {
+        (1..=6)
+            .map(|i| Frame {
+                score,
+                ends_at: i * VAD_FRAME,
+            })
+            .collect()
+    }
+
+    fn buffer() -> Vec<f32> {
+        vec![0.0; 1600]
+    }
+
+    #[test]
+    fn silence_is_held_back_a_pre_roll_and_a_frame_behind_the_input() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        let mut gap_to = 0;
+        for k in 0..20u64 {
+            match gate.heard_while_closed(k * 100 * MS, &buffer(), &frames(0.1)) {
+                Closed::Hold { gap_to: to } => gap_to = to,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(gap_to, 2000 * MS - PREROLL_NS - 80 * MS);
+        assert_eq!(gate.kept_until(), Some(2000 * MS));
+    }
+
+    #[test]
+    fn an_onset_opens_with_the_pre_roll_on_the_80_ms_grid() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        for k in 0..20u64 {
+            gate.heard_while_closed(k * 100 * MS, &buffer(), &frames(0.1));
+        }
+        let Closed::Open { base, audio } =
+            gate.heard_while_closed(2000 * MS, &buffer(), &frames(0.6))
+        else {
+            panic!("no onset");
+        };
+        // The onset at 2000 ms less 640 ms, on the grid from 0: 1360 ms.
+        assert_eq!(base, 1360 * MS);
+        assert_eq!(audio.len() as u64, ns_to_samples(2100 * MS - base));
+    }
+
+    #[test]
+    fn the_hangover_counts_audio_without_speech_and_speech_starts_it_again() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(500));
+        gate.stream_begins(0);
+        for _ in 0..4 {
+            assert!(!gate.heard_while_open(&frames(0.1), 1600));
+        }
+        assert!(!gate.heard_while_open(&frames(0.6), 1600), "speech again");
+        // The buffer after it still holds the onset window's last votes.
+        for _ in 0..5 {
+            assert!(!gate.heard_while_open(&frames(0.1), 1600));
+        }
+        assert!(gate.heard_while_open(&frames(0.1), 1600), "500 ms quiet");
+    }
+
+    #[test]
+    fn a_hole_starts_the_grid_afresh() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        gate.heard_while_closed(0, &buffer(), &frames(0.1));
+        // 10.05 s later: a hole, and the new audio is the grid's origin.
+        for k in 0..10u64 {
+            gate.heard_while_closed(10_050 * MS + k * 100 * MS, &buffer(), &frames(0.1));
+        }
+        let Closed::Open { base, .. } =
+            gate.heard_while_closed(11_050 * MS, &buffer(), &frames(0.6))
+        else {
+            panic!("no onset");
+        };
+        assert_eq!((base - 10_050 * MS) % (80 * MS), 0, "{base}");
+    }
+}

@@ -520,7 +520,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecBoolean::builder("speech-only")
                     .nick("Speech only")
-                    .blurb("Decode only while a voice detector hears speech: a second without it (speech-hangover) finishes the model's stream, the next speech starts a new one with 400 ms of the audio before it; silence costs no model steps (engine=vllm: no audio is sent)")
+                    .blurb("Decode only while a voice detector hears speech: a second without it (speech-hangover) finishes the model's stream, the next speech starts a new one with 640 ms of the audio before it; silence costs no model steps (engine=vllm: no audio is sent)")
                     .default_value(d.speech_only)
                     .mutable_ready()
                     .build(),

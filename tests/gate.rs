@@ -444,3 +444,42 @@ fn a_seek_into_a_closed_gate_gives_the_words_after_it_at_their_frames() {
         .collect();
     assert_eq!(after, truth, "the words after the seek");
 }
+
+#[test]
+fn the_sink_writes_the_same_transcript_with_the_gate() {
+    let frames = bursts(200, 50, 3);
+    let dir = common::scratch_dir("gate-sink");
+    let wav = dir.join("bursts.wav");
+    common::write_wav(&wav, &common::tone_audio(200, &frames));
+    common::init_plugin();
+    let transcript = |props: &str, name: &str| {
+        let out = dir.join(name);
+        let line = format!(
+            "filesrc location={} ! wavparse ! audioconvert ! voxtralrtsink threads=1 \
+             model-path={} location={} {props}",
+            wav.display(),
+            common::tone_model(),
+            out.display()
+        );
+        let pipeline = gst::parse::launch(&line).unwrap();
+        let msg = common::run_to_end(&pipeline, Duration::from_secs(60));
+        assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let plain = transcript("", "plain.jsonl");
+    let gated = transcript("speech-only=true", "gated.jsonl");
+    assert_eq!(plain.lines().count(), frames.len(), "{plain}");
+    // Each line the same word, its start and end within a frame.
+    assert_eq!(gated.lines().count(), plain.lines().count(), "{gated}");
+    for (g, p) in gated.lines().zip(plain.lines()) {
+        let (g, p): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(g).unwrap(),
+            serde_json::from_str(p).unwrap(),
+        );
+        assert_eq!(g["text"], p["text"]);
+        for field in ["start", "end"] {
+            let (a, b) = (g[field].as_f64().unwrap(), p[field].as_f64().unwrap());
+            assert!((a - b).abs() <= 0.080 + 1e-9, "{field}: {g} and {p}");
+        }
+    }
+}

@@ -139,22 +139,30 @@ fn tone_words_with_long_silences_come_at_their_frames_and_silence_is_not_decoded
 
 #[test]
 fn a_pause_shorter_than_the_hangover_keeps_the_gate_open_and_a_longer_one_closes_it() {
-    // Bursts every 0.8 s (0.56 s of silence between) and every 2 s (1.76 s).
-    for (every, opens) in [(10usize, 1usize), (25, 5)] {
+    // Pauses of 0.88 s (just shorter than the 1 s hangover, the detector
+    // hearing a tone's tail for about 80 ms), 1.2 s (just longer) and 1.76 s
+    // (longer than the hangover and the pre-roll).
+    for (every, opens, same_words) in [(14usize, 1usize, true), (18, 5, false), (25, 5, true)] {
         let frames: Vec<usize> = (12..12 + 5 * every)
             .step_by(every)
             .flat_map(|s| s..s + 3)
             .collect();
         let audio = common::tone_audio(12 + 5 * every + 40, &frames);
         let gated = run(&audio, "speech-only=true speech-hangover=1000", false);
-        let plain = run(&audio, "", false);
-        assert_same_words(&gated, &plain);
         let changes = gate_changes(&gated);
         assert_eq!(
             changes.iter().filter(|c| c.0).count(),
             opens,
             "every {every} frames: {changes:?}"
         );
+        // After a pause of 1.2 s the next stream starts 80 ms before the
+        // tone (what is left after the hangover, on the grid): the fixture
+        // writes nothing for a stream's first 480 ms, so those words are
+        // not compared (README: a pause shorter than the hangover and the
+        // pre-roll leaves the next stream less pre-roll).
+        if same_words {
+            assert_same_words(&gated, &run(&audio, "", false));
+        }
     }
 }
 

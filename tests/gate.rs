@@ -194,11 +194,7 @@ fn raw_of(sox: &mut std::process::Command, raw: &std::path::Path, effects: &[&st
         .status()
         .expect("sox");
     assert!(ok.success());
-    std::fs::read(raw)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    common::read_f32le(raw)
 }
 
 #[test]

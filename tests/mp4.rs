@@ -410,11 +410,7 @@ fn sound(sound: Sound, seconds: u32, dir: &std::path::Path) -> Vec<f32> {
         ]),
     };
     assert!(sox.status().expect("sox").success(), "sox failed");
-    std::fs::read(&raw)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    common::read_f32le(&raw)
 }
 
 /// Muxes `sound` next to its words or lines (`output`) into `muxer` with

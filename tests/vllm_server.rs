@@ -384,11 +384,7 @@ fn espeak(ssml: &str, dir: &std::path::Path) -> Vec<f32> {
         .status()
         .expect("sox");
     assert!(converted.success());
-    std::fs::read(&raw)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    common::read_f32le(&raw)
 }
 
 #[test]

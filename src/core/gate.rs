@@ -139,7 +139,8 @@ impl Gate {
             let onset = self.onset_in(pts, frames);
             // Less pre-roll than that after a short pause: still on the
             // grid, the kept audio's first partial frame left out.
-            let base = self.preroll_start(onset).max(self.on_grid_from(from));
+            let wanted = onset.saturating_sub(PREROLL_NS);
+            let base = self.on_grid(wanted, false).max(self.on_grid(from, true));
             let skip = ns_to_samples(base - from) as usize;
             let audio: Vec<f32> = self.kept.drain(..).skip(skip).collect();
             self.kept_from = None;
@@ -165,19 +166,18 @@ impl Gate {
         pts + samples_to_ns(first_vote as u64)
     }
 
-    /// The first point on the origin's grid at or after `t`.
-    fn on_grid_from(&self, t: u64) -> u64 {
-        let origin = self.origin.unwrap_or(0).min(t);
-        let frame = samples_to_ns(FRAME_SAMPLES);
-        origin + (t - origin).div_ceil(frame) * frame
-    }
-
-    /// The pre-roll's start for an onset at `onset`, on the origin's grid.
-    fn preroll_start(&self, onset: u64) -> u64 {
+    /// The point of the origin's 80 ms grid at or before `t` (at or after,
+    /// with `up`), never before the origin.
+    fn on_grid(&self, t: u64, up: bool) -> u64 {
         let origin = self.origin.unwrap_or(0);
+        let since = t.saturating_sub(origin);
         let frame = samples_to_ns(FRAME_SAMPLES);
-        let wanted = onset.saturating_sub(PREROLL_NS).max(origin);
-        origin + (wanted - origin) / frame * frame
+        let frames = if up {
+            since.div_ceil(frame)
+        } else {
+            since / frame
+        };
+        origin + frames * frame
     }
 }
 

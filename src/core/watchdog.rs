@@ -35,7 +35,7 @@ const SUSTAINED: u32 = 12;
 /// afresh: longer than the pauses of sparse talk (radio calls, a quiet
 /// meeting), so that those add up, while the odd stretch of music or noise
 /// taken for a voice cannot add up over hours.
-pub const FORGET_AFTER_QUIET_NS: u64 = 30_000_000_000;
+const FORGET_AFTER_QUIET_NS: u64 = 30_000_000_000;
 
 /// What a feed showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

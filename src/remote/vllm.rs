@@ -143,6 +143,11 @@ impl VllmRecognizer {
         u64::from(self.stream.delay_ms) * u64::from(SAMPLE_RATE) / 1000
     }
 
+    /// Frames the running utterance has answered for.
+    fn answered(&self) -> u64 {
+        self.utterance.as_ref().map_or(0, |u| u.answered)
+    }
+
     /// Frames of the running utterance the server owes an answer for.
     fn frames_due(&self) -> u64 {
         let Some(u) = &self.utterance else { return 0 };
@@ -476,11 +481,7 @@ impl VllmRecognizer {
     fn collect_due(&mut self, updates: &mut Vec<TextUpdate>) -> Result<(), Error> {
         loop {
             let patience = self.patience();
-            let result = self.read_until_or(
-                updates,
-                |s| s.utterance.as_ref().map_or(0, |u| u.answered) >= s.frames_due(),
-                patience,
-            );
+            let result = self.read_until_or(updates, |s| s.answered() >= s.frames_due(), patience);
             let dropped = match result {
                 Ok(false) => return self.check_delay(updates),
                 Ok(true) => {
@@ -524,7 +525,7 @@ impl VllmRecognizer {
         match self.delay_check {
             DelayCheck::Agreed => None,
             DelayCheck::Unknown => {
-                Some(*self.waiting_since.as_ref().unwrap_or(&Instant::now()) + DELAY_PROBE_GRACE)
+                Some(self.waiting_since.unwrap_or_else(Instant::now) + DELAY_PROBE_GRACE)
             }
             DelayCheck::Probing => Some(Instant::now() + DELAY_PROBE_WAIT),
         }
@@ -534,7 +535,7 @@ impl VllmRecognizer {
     /// delay is the one set. A longer one is an error: its deltas would
     /// always come later than the feeds wait for them.
     fn check_delay(&mut self, updates: &mut Vec<TextUpdate>) -> Result<(), Error> {
-        let answered = self.utterance.as_ref().map_or(0, |u| u.answered);
+        let answered = self.answered();
         match (self.delay_check, answered) {
             (DelayCheck::Agreed, _) => Ok(()),
             (DelayCheck::Unknown, 0) if self.frames_due() > 0 => {
@@ -554,21 +555,21 @@ impl VllmRecognizer {
             (DelayCheck::Probing, _) => {
                 // Let the server answer all the audio it has, then count.
                 loop {
-                    let before = self.utterance.as_ref().map_or(0, |u| u.answered);
+                    let before = self.answered();
                     let quiet_until = Some(Instant::now() + DELAY_PROBE_QUIET);
                     match self.read_until_or(updates, |_| false, quiet_until) {
                         Ok(_) => {}
                         Err(Interrupted::Failed(e)) => return Err(e),
                         Err(Interrupted::Dropped(_)) => break,
                     }
-                    if self.utterance.as_ref().map_or(0, |u| u.answered) == before {
+                    if self.answered() == before {
                         break;
                     }
                 }
                 // Caught up and still short of the frames due: its delay is
                 // longer. The measure itself may be a frame off, as the
                 // server's look-ahead is not known exactly.
-                let caught_up = self.utterance.as_ref().map_or(0, |u| u.answered);
+                let caught_up = self.answered();
                 let ours = self.stream.delay_ms;
                 let server = self.measured_delay_ms();
                 gst::info!(

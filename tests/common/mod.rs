@@ -59,6 +59,16 @@ pub fn to_f32le(samples: &[f32]) -> Vec<u8> {
     samples.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+/// The samples of a raw F32LE file (what `sox ... -e float -b 32 -t raw`
+/// writes).
+pub fn read_f32le(path: &std::path::Path) -> Vec<f32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
 /// A fresh scratch directory for one test.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("voxtralrt-test-{}-{name}", std::process::id()));

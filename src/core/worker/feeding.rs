@@ -142,14 +142,20 @@ impl Worker {
     /// The `voxtralrt-speech` message: the gate opened (`speaking`) or
     /// closed at `at` on the input's timeline.
     fn report_gate(&self, speaking: bool, at: u64) {
-        let at = self.timeline.output_time(at);
         self.report.message(
-            gst::Structure::builder("voxtralrt-speech")
+            self.message_at("voxtralrt-speech", at)
                 .field("speaking", speaking)
-                .field("pts", at.nseconds())
-                .field("running-time", self.timeline.running_time(at))
                 .build(),
         );
+    }
+
+    /// An element message `name` about the point `at` of the input's
+    /// timeline: its `pts` and `running-time` as output.
+    fn message_at(&self, name: &str, at: u64) -> gst::structure::Builder {
+        let at = self.timeline.output_time(at);
+        gst::Structure::builder(name)
+            .field("pts", at.nseconds())
+            .field("running-time", self.timeline.running_time(at))
     }
 
     pub(super) fn begin_stream(&mut self, base: u64) -> Result<(), Stop> {
@@ -224,12 +230,9 @@ impl Worker {
                 ),
             );
         }
-        let at = self.timeline.output_time(next_base);
         self.report.message(
-            gst::Structure::builder("voxtralrt-stalled")
+            self.message_at("voxtralrt-stalled", next_base)
                 .field("speech", speech_ns)
-                .field("pts", at.nseconds())
-                .field("running-time", self.timeline.running_time(at))
                 .build(),
         );
         self.release_held()?;

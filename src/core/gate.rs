@@ -6,6 +6,9 @@
 //! the stream is finished as at EOS; the audio after it is kept back as a
 //! pre-roll, and at the next onset a new stream starts with it, so that
 //! the first syllable, which the detector hears late, is decoded too.
+//! The hangover's last pre-roll is held back from the model while the gate
+//! is open: if the hangover passes it is the next stream's pre-roll, so a
+//! pause just longer than the hangover leaves the next stream a whole one.
 //! Decisions are per input buffer; times are the input's timeline.
 
 use std::collections::VecDeque;
@@ -30,6 +33,23 @@ const ONSET_FRAMES: u32 = 3;
 /// model's text for a frame can fall up to a delay before the sound that
 /// made it (the tone fixture's words do).
 pub const PREROLL_NS: u64 = 640_000_000;
+/// The least of the hangover held back from the model while the gate is
+/// open (2 frames): the onset's delay, measured, and more than a frame
+/// left after the grid, for a pause just longer than the hangover.
+const LEAST_HELD_NS: u64 = 160_000_000;
+
+/// What the worker does with a buffer heard while the gate is open.
+#[derive(Debug, PartialEq)]
+pub enum Open {
+    /// The model takes `held` (audio held back before, oldest first), then
+    /// the buffer.
+    Feed { held: Vec<f32> },
+    /// The buffer is held back: it may be the next stream's pre-roll.
+    Hold,
+    /// The hangover has passed: the stream is to be finished where its
+    /// audio ends; what is held back is kept as the pre-roll.
+    Close,
+}
 
 /// What the worker does with a buffer heard while the gate is closed.
 #[derive(Debug, PartialEq)]
@@ -43,12 +63,15 @@ pub enum Closed {
 
 pub struct Gate {
     hangover_ns: u64,
+    /// While open: quiet audio from this on is held back from the model.
+    hold_after_ns: u64,
     /// The last frames' onset votes, a bit each (newest lowest).
     recent: u32,
     /// While open: audio since the last frame that sounded like speech.
     quiet_ns: u64,
     /// While closed: the latest audio, at most the pre-roll and a buffer,
-    /// starting at `kept_from` on the timeline.
+    /// starting at `kept_from` on the timeline. While open: the quiet
+    /// audio held back from the model.
     kept: VecDeque<f32>,
     kept_from: Option<u64>,
     /// Where stream times are counted from: pre-rolls start on its 80 ms
@@ -57,9 +80,12 @@ pub struct Gate {
 }
 
 impl Gate {
-    pub fn new(hangover: gst::ClockTime) -> Gate {
+    /// A gate for a model whose text comes `delay` after the sound.
+    pub fn new(hangover: gst::ClockTime, delay: gst::ClockTime) -> Gate {
+        let hangover_ns = hangover.nseconds();
         Gate {
-            hangover_ns: hangover.nseconds(),
+            hangover_ns,
+            hold_after_ns: hold_after(hangover_ns, delay.nseconds()),
             recent: 0,
             quiet_ns: 0,
             kept: VecDeque::new(),
@@ -88,22 +114,47 @@ impl Gate {
         speech
     }
 
-    /// While open: a buffer fed to the model. `true`: the hangover has
-    /// passed without speech, the stream is to be finished.
-    pub fn heard_while_open(&mut self, frames: &[Frame], samples: usize) -> bool {
+    /// While open: a buffer heard, with its `frames`.
+    pub fn heard_while_open(&mut self, samples: &[f32], frames: &[Frame]) -> Open {
         if self.hears_speech(frames) {
             self.quiet_ns = 0;
-        } else {
-            self.quiet_ns += samples_to_ns(samples as u64);
+            return Open::Feed {
+                held: self.kept.drain(..).collect(),
+            };
         }
-        self.quiet_ns >= self.hangover_ns
+        self.quiet_ns += samples_to_ns(samples.len() as u64);
+        if self.quiet_ns < self.hold_after_ns {
+            return Open::Feed { held: Vec::new() };
+        }
+        self.kept.extend(samples);
+        if self.quiet_ns >= self.hangover_ns {
+            Open::Close
+        } else {
+            Open::Hold
+        }
     }
 
-    /// The stream was finished where its audio ended (`at`): the audio from
-    /// there on is kept back.
+    /// While open: the audio held back, for a stream that is to take it
+    /// now (an EOS, a hole, a stalled input).
+    pub fn take_held(&mut self) -> Vec<f32> {
+        if self.kept_from.is_some() {
+            return Vec::new();
+        }
+        self.kept.drain(..).collect()
+    }
+
+    /// While open: how much audio is held back.
+    pub fn held_samples(&self) -> u64 {
+        if self.kept_from.is_some() {
+            return 0;
+        }
+        self.kept.len() as u64
+    }
+
+    /// The stream was finished where its audio ended (`at`): the audio held
+    /// back from there on is kept.
     pub fn closed_at(&mut self, at: u64) {
         self.quiet_ns = 0;
-        self.kept.clear();
         self.kept_from = Some(at);
     }
 
@@ -181,12 +232,24 @@ impl Gate {
     }
 }
 
+/// How much quiet audio the model takes before the rest of the hangover is
+/// held back: a delay's worth, so that the last word before a pause comes
+/// out as soon as without the gate, unless that leaves less than the
+/// least held; never more than leaves a pre-roll held.
+fn hold_after(hangover_ns: u64, delay_ns: u64) -> u64 {
+    let least_held = hangover_ns.saturating_sub(LEAST_HELD_NS);
+    delay_ns
+        .min(least_held)
+        .max(hangover_ns.saturating_sub(PREROLL_NS))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::voice::{Frame, VAD_FRAME};
 
     const MS: u64 = 1_000_000;
+    const DELAY: gst::ClockTime = gst::ClockTime::from_mseconds(480);
 
     /// Frames of a 100 ms buffer (6 whole frames), all with `score`.
     fn frames(score: f32) -> Vec<Frame> {
@@ -204,7 +267,7 @@ mod tests {
 
     #[test]
     fn silence_is_held_back_a_pre_roll_and_a_frame_behind_the_input() {
-        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
         let mut gap_to = 0;
         for k in 0..20u64 {
             match gate.heard_while_closed(k * 100 * MS, &buffer(), &frames(0.1)) {
@@ -218,7 +281,7 @@ mod tests {
 
     #[test]
     fn an_onset_opens_with_the_pre_roll_on_the_80_ms_grid() {
-        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
         for k in 0..20u64 {
             gate.heard_while_closed(k * 100 * MS, &buffer(), &frames(0.1));
         }
@@ -234,22 +297,85 @@ mod tests {
 
     #[test]
     fn the_hangover_counts_audio_without_speech_and_speech_starts_it_again() {
-        let mut gate = Gate::new(gst::ClockTime::from_mseconds(500));
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
         gate.stream_begins(0);
-        for _ in 0..4 {
-            assert!(!gate.heard_while_open(&frames(0.1), 1600));
+        let quiet = |gate: &mut Gate| gate.heard_while_open(&buffer(), &frames(0.1));
+        for _ in 0..9 {
+            assert_ne!(quiet(&mut gate), Open::Close);
         }
-        assert!(!gate.heard_while_open(&frames(0.6), 1600), "speech again");
+        assert!(matches!(
+            gate.heard_while_open(&buffer(), &frames(0.6)),
+            Open::Feed { .. }
+        ));
         // The buffer after it still holds the onset window's last votes.
-        for _ in 0..5 {
-            assert!(!gate.heard_while_open(&frames(0.1), 1600));
+        for _ in 0..10 {
+            assert_ne!(quiet(&mut gate), Open::Close);
         }
-        assert!(gate.heard_while_open(&frames(0.1), 1600), "500 ms quiet");
+        assert_eq!(quiet(&mut gate), Open::Close, "1000 ms quiet");
+    }
+
+    #[test]
+    fn the_hangovers_last_pre_roll_is_held_back_and_fed_when_speech_resumes() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
+        gate.stream_begins(0);
+        // A delay's worth (480 ms) is fed, the rest of the hangover is
+        // held back.
+        for k in 1..=9u64 {
+            let heard = gate.heard_while_open(&buffer(), &frames(0.1));
+            let fed = k * 100 * MS < DELAY.nseconds();
+            assert_eq!(heard == Open::Hold, !fed, "after {k}00 ms");
+        }
+        assert_eq!(gate.held_samples(), 5 * 1600);
+        let Open::Feed { held } = gate.heard_while_open(&buffer(), &frames(0.6)) else {
+            panic!("no speech");
+        };
+        assert_eq!(held.len(), 5 * 1600);
+        assert_eq!(gate.held_samples(), 0);
+    }
+
+    #[test]
+    fn a_pause_just_longer_than_the_hangover_leaves_the_next_stream_a_whole_pre_roll() {
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
+        gate.stream_begins(0);
+        let mut fed = 0;
+        loop {
+            match gate.heard_while_open(&buffer(), &frames(0.1)) {
+                Open::Feed { held } => fed += 1600 + held.len() as u64,
+                Open::Hold => {}
+                Open::Close => break,
+            }
+        }
+        let end = samples_to_ns(fed);
+        gate.closed_at(end);
+        assert_eq!(gate.kept_until(), Some(1000 * MS));
+        // Speech 100 ms after the hangover.
+        gate.heard_while_closed(1000 * MS, &buffer(), &frames(0.1));
+        let Closed::Open { base, audio } =
+            gate.heard_while_closed(1100 * MS, &buffer(), &frames(0.6))
+        else {
+            panic!("no onset");
+        };
+        // 1100 ms less the pre-roll, down onto the grid from 0.
+        assert_eq!(base, 400 * MS);
+        assert!(base >= end, "the pre-roll was not fed before");
+        assert_eq!(audio.len() as u64, ns_to_samples(1200 * MS - base));
+    }
+
+    #[test]
+    fn the_audio_held_back_is_a_delay_short_of_the_hangover_and_at_least_two_frames() {
+        let ms = |ms| ms * MS;
+        // The default: 480 ms fed, 520 ms held.
+        assert_eq!(hold_after(ms(1000), ms(480)), ms(480));
+        // A long hangover still holds a whole pre-roll.
+        assert_eq!(hold_after(ms(3000), ms(480)), ms(3000) - PREROLL_NS);
+        // A short one holds its last two frames, a delay or not.
+        assert_eq!(hold_after(ms(500), ms(480)), ms(340));
+        assert_eq!(hold_after(ms(200), ms(2400)), ms(40));
     }
 
     #[test]
     fn a_hole_starts_the_grid_afresh() {
-        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000));
+        let mut gate = Gate::new(gst::ClockTime::from_mseconds(1000), DELAY);
         gate.heard_while_closed(0, &buffer(), &frames(0.1));
         // 10.05 s later: a hole, and the new audio is the grid's origin.
         for k in 0..10u64 {

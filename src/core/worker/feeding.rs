@@ -11,7 +11,7 @@ use crate::recognizer::TextUpdate;
 use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
 
-use super::super::gate::Closed;
+use super::super::gate::{Closed, Gate, Open};
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
 use super::super::voice::Frame;
 use super::super::watchdog::Verdict;
@@ -27,9 +27,10 @@ impl Worker {
         let mut samples = samples;
         let pts = pts.map(gst::ClockTime::nseconds);
         self.mark_skipped(pts);
-        if let (Some(expected), Some(pts)) = (self.expected_position(), pts) {
+        if let (Some(expected), Some(pts)) = (self.input_position(), pts) {
             if pts > expected + ALIGNMENT_TOLERANCE_NS {
                 let hole = pts - expected;
+                self.feed_held()?;
                 if hole <= MAX_FILLED_HOLE.nseconds() {
                     self.feed_silence(hole)?;
                 } else {
@@ -54,22 +55,48 @@ impl Worker {
             let base = pts.unwrap_or_else(|| segment_start.map_or(0, gst::ClockTime::nseconds));
             self.begin_stream(base)?;
         }
-        self.feed_heard(samples, &frames)?;
-        let ends = self
-            .gate
-            .as_mut()
-            .is_some_and(|gate| gate.heard_while_open(&frames, samples.len()));
-        if ends && self.active.is_some() {
-            self.close_gate()?;
+        let Some(gate) = self.gate.as_mut() else {
+            return self.feed_heard(samples, &frames);
+        };
+        match gate.heard_while_open(samples, &frames) {
+            Open::Feed { held } => {
+                self.feed_all(&held)?;
+                self.feed_heard(samples, &frames)
+            }
+            Open::Hold => {
+                self.watchdog_hears(&frames);
+                Ok(())
+            }
+            Open::Close => {
+                self.watchdog_hears(&frames);
+                self.close_gate()
+            }
         }
-        Ok(())
     }
 
     /// Feeds `samples`, whose voice `frames` the watchdog counts.
     fn feed_heard(&mut self, samples: &[f32], frames: &[Frame]) -> Result<(), Stop> {
+        self.watchdog_hears(frames);
+        self.feed_all(samples)
+    }
+
+    fn watchdog_hears(&mut self, frames: &[Frame]) {
         if let Some(watchdog) = &mut self.watchdog {
             watchdog.hear(frames);
         }
+    }
+
+    /// While the gate is open: the model takes the audio held back, as the
+    /// input's order requires it before anything that follows.
+    pub(super) fn feed_held(&mut self) -> Result<(), Stop> {
+        if self.active.is_none() {
+            return Ok(());
+        }
+        let held = self.gate.as_mut().map_or_else(Vec::new, Gate::take_held);
+        self.feed_all(&held)
+    }
+
+    fn feed_all(&mut self, samples: &[f32]) -> Result<(), Stop> {
         // One decode interval at a time, so that the results of a long
         // buffer leave as they come and a restart falls on a decode.
         for slice in samples.chunks(self.stream_config.interval_samples()) {
@@ -128,9 +155,10 @@ impl Worker {
 
     /// The hangover passed without speech: the stream is finished as at
     /// EOS, every word handed on, and the model waits for the next onset.
+    /// The audio held back stays out of it: it is the next pre-roll.
     fn close_gate(&mut self) -> Result<(), Stop> {
         let end = self.expected_position().expect("a stream runs");
-        self.finish_stream(false)?;
+        self.finalize_stream(false)?;
         if let Some(gate) = &mut self.gate {
             gate.closed_at(end);
         }
@@ -274,6 +302,12 @@ impl Worker {
     /// Ends the model's stream, handing on every word it still held.
     /// `restart` counts it as a restart rather than the end of the input.
     pub(super) fn finish_stream(&mut self, restart: bool) -> Result<(), Stop> {
+        self.feed_held()?;
+        self.finalize_stream(restart)
+    }
+
+    /// Ends the stream with the audio it has taken.
+    fn finalize_stream(&mut self, restart: bool) -> Result<(), Stop> {
         if self.active.is_none() {
             return Ok(());
         }

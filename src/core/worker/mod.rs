@@ -97,7 +97,9 @@ impl Worker {
             overload: OverloadPolicy::new(settings),
             watch: StreamWatch::new(settings),
             watchdog: Watchdog::new(settings.stall_timeout()),
-            gate: settings.speech_gate().map(Gate::new),
+            gate: settings
+                .speech_gate()
+                .map(|hangover| Gate::new(hangover, settings.delay())),
             voice: (settings.speech_only || !settings.stall_timeout().is_zero()).then(Voice::new),
             gated_to: None,
             active: None,
@@ -117,7 +119,9 @@ impl Worker {
             let (item, epoch) = match self.inbox.next(self.idle_timeout()) {
                 Next::Stopped => break,
                 Next::Idle => {
-                    if let Err(stop) = self.release_held() {
+                    // The input may wait for the text (a muxer): the model
+                    // takes what the gate held back, and gets ahead.
+                    if let Err(stop) = self.feed_held().and_then(|()| self.release_held()) {
                         self.stop_work(stop);
                     }
                     continue;
@@ -189,7 +193,8 @@ impl Worker {
             .active
             .as_ref()
             .is_some_and(|a| !a.transcript.held_text().is_empty());
-        if !(holding || self.owe_gap) || self.failed {
+        let gate_holds = self.gate.as_ref().is_some_and(|g| g.held_samples() > 0);
+        if !(holding || self.owe_gap || gate_holds) || self.failed {
             return None;
         }
         Some(if self.inbox.is_live() {
@@ -282,7 +287,7 @@ impl Worker {
                 self.output.event(event);
             }
             gst::EventView::Eos(e) => {
-                let end = self.expected_position().or_else(|| self.gated_audio_end());
+                let end = self.input_position().or_else(|| self.gated_audio_end());
                 self.finish_stream(false)?;
                 let end = end.map(|t| self.timeline.output_time(t));
                 self.output.eos(e.seqnum(), end);
@@ -295,6 +300,7 @@ impl Worker {
     /// Upstream says nothing comes from `pts` to `end`: silence for the
     /// model if the hole is short, else the end of the model's stream.
     fn handle_gap(&mut self, pts: u64, end: u64, seqnum: gst::Seqnum) -> Result<(), Stop> {
+        self.feed_held()?;
         match self.expected_position() {
             Some(expected) if end <= expected + ALIGNMENT_TOLERANCE_NS => Ok(()),
             Some(expected) if end - expected <= MAX_FILLED_HOLE.nseconds() => {
@@ -337,6 +343,13 @@ impl Worker {
         Some(active.base + samples_to_ns(self.stream.samples_received()))
     }
 
+    /// Where the input's audio ends while a stream runs: what the model
+    /// took and what the gate holds back.
+    fn input_position(&self) -> Option<u64> {
+        let held = self.gate.as_ref().map_or(0, Gate::held_samples);
+        Some(self.expected_position()? + samples_to_ns(held))
+    }
+
     /// Asks the overload policy whether the live audio at `pts`, the
     /// oldest waiting, must go.
     fn must_skip(&self, pts: Option<gst::ClockTime>) -> bool {
@@ -365,6 +378,9 @@ impl Worker {
     /// dropped without a finalize (which would cost more of the time that
     /// is short): the next audio starts a new one, from the present.
     fn skip(&mut self, samples: u64) -> Result<(), Stop> {
+        // Audio the gate held back goes with the skipped audio after it.
+        let held = self.gate.as_ref().map_or(0, Gate::held_samples);
+        let samples = samples + held;
         self.inbox.stats().update(|s| s.skipped_samples += samples);
         let from = self.expected_position();
         self.release_held()?;

@@ -109,6 +109,24 @@ pub enum EngineChoice {
     Vllm = 1,
 }
 
+/// engine=vllm with several servers in `url`: where a stream starts.
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum, Default)]
+#[repr(u32)]
+#[enum_type(name = "GstVoxtralRtServerChoice")]
+pub enum ServerChoice {
+    #[default]
+    #[enum_value(
+        name = "Spread: each stream starts at the next server of a rotation the process shares (its first pick random)",
+        nick = "spread"
+    )]
+    Spread = 0,
+    #[enum_value(
+        name = "In order: each stream starts at the first server of url that answers (a primary, then backups)",
+        nick = "in-order"
+    )]
+    InOrder = 1,
+}
+
 /// The model a vLLM server serves unless `model` names another.
 pub const DEFAULT_SERVED_MODEL: &str = "mistralai/Voxtral-Mini-4B-Realtime-2602";
 /// engine=vllm: a server that answers no audio for this long is taken to
@@ -206,8 +224,9 @@ pub struct Settings {
     /// A model by name: a preset or an `hf://` reference (engine=local), or
     /// the served model's name (engine=vllm).
     pub model: Option<String>,
-    /// engine=vllm: the server's realtime endpoint.
+    /// engine=vllm: the servers' realtime endpoints, separated by commas.
     pub url: Option<String>,
+    pub server_choice: ServerChoice,
     /// engine=vllm: the bearer key; `VLLM_API_KEY` when not set.
     pub api_key: Secret,
     pub server_timeout_ms: u32,
@@ -247,6 +266,7 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             engine: EngineChoice::Local,
+            server_choice: ServerChoice::Spread,
             model_path: None,
             model: None,
             url: None,
@@ -407,7 +427,12 @@ impl Settings {
                     .build(),
                 glib::ParamSpecString::builder("url")
                     .nick("Server URL")
-                    .blurb("engine=vllm: the server's realtime endpoint, ws://HOST:PORT/v1/realtime or wss://...")
+                    .blurb("engine=vllm: the server's realtime endpoint, ws://HOST:PORT/v1/realtime or wss://...; several separated by commas: a stream moves to the next when its server fails")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecEnum::builder_with_default("server-choice", d.server_choice)
+                    .nick("Server choice")
+                    .blurb("engine=vllm with several servers in url: where each stream starts (spread over them, or in their order); a failed server rests 5 s, doubling to 60 s, before streams start on it again")
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecString::builder("api-key")
@@ -575,6 +600,7 @@ impl Settings {
             }
             "engine" => self.engine = value.get().expect("type checked"),
             "url" => self.url = value.get().expect("type checked"),
+            "server-choice" => self.server_choice = value.get().expect("type checked"),
             "api-key" => self.api_key = Secret::new(value.get().expect("type checked")),
             "server-timeout" => self.server_timeout_ms = value.get().expect("type checked"),
             "stall-timeout" => {
@@ -679,6 +705,7 @@ impl Settings {
                 .to_value(),
             "engine" => self.engine.to_value(),
             "url" => self.url.to_value(),
+            "server-choice" => self.server_choice.to_value(),
             "server-timeout" => self.server_timeout_ms.to_value(),
             "stall-timeout" => self.stall_timeout_ms.to_value(),
             "model" => self.model.to_value(),

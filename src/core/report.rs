@@ -109,17 +109,24 @@ pub(super) fn notice(report: &Reporter, stats: &super::stats::SharedStats, notic
             cause,
             outage,
             resent_samples,
+            left,
+            joined,
         } => {
             stats.update(|s| {
                 s.reconnects += 1;
                 s.resent_samples += resent_samples;
             });
             let resent = samples_to_ns(resent_samples);
+            let whereto = if left == joined {
+                String::new()
+            } else {
+                format!(" to {joined}")
+            };
             report.warning(
                 Cause::Connection,
                 &format!(
-                    "lost the connection to the server ({cause}); reconnected after {} ms and \
-                     sent the {} ms of audio it had not answered for again",
+                    "lost the connection to the server {left} ({cause}); reconnected{whereto} \
+                     after {} ms and sent the {} ms of audio it had not answered for again",
                     outage.as_millis(),
                     resent / 1_000_000
                 ),
@@ -129,8 +136,26 @@ pub(super) fn notice(report: &Reporter, stats: &super::stats::SharedStats, notic
                     .field("outage", outage.as_nanos() as u64)
                     .field("audio-resent", resent)
                     .field("cause", cause)
+                    .field("left", left)
+                    .field("joined", joined)
                     .build(),
             );
+        }
+        Notice::ServerJoined { url } => stats.update(|s| {
+            s.server_mut(&url).connections += 1;
+            s.server = url;
+        }),
+        Notice::ServerFailed { url, reason, warn } => {
+            stats.update(|s| s.server_mut(&url).failures += 1);
+            if warn {
+                report.warning(
+                    Cause::Connection,
+                    &format!(
+                        "the vLLM server at {url} cannot be used ({reason}); going on with the \
+                         other servers in url, and trying it again later"
+                    ),
+                );
+            }
         }
         Notice::IgnoredFrames(n) => stats.update(|s| s.ignored_frames += n),
     }

@@ -56,6 +56,37 @@ pub struct Stats {
     pub gated_samples: u64,
     /// The backend the model runs on.
     pub backend: String,
+    /// engine=vllm: the server of the connection in use.
+    pub server: String,
+    /// engine=vllm: each server of `url` that was tried, in that order.
+    pub servers: Vec<ServerCounts>,
+}
+
+/// What one server of `url` did for the element.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerCounts {
+    pub url: String,
+    /// Connections made to it.
+    pub connections: u64,
+    /// Connections that could not be made, or were lost.
+    pub failures: u64,
+}
+
+impl Stats {
+    /// The counts of server `url`, first seen now if it is new.
+    pub fn server_mut(&mut self, url: &str) -> &mut ServerCounts {
+        let k = match self.servers.iter().position(|s| s.url == url) {
+            Some(k) => k,
+            None => {
+                self.servers.push(ServerCounts {
+                    url: url.to_owned(),
+                    ..Default::default()
+                });
+                self.servers.len() - 1
+            }
+        };
+        &mut self.servers[k]
+    }
 }
 
 impl Stats {
@@ -91,7 +122,21 @@ impl Stats {
             .field("frames-ignored", self.ignored_frames)
             .field("audio-gated", samples_to_ns(self.gated_samples))
             .field("backend", &self.backend)
+            .field("server", &self.server)
+            .field("servers", self.servers_array())
             .build()
+    }
+
+    /// `servers`: a structure per server, `url`, `connections` and
+    /// `failures`.
+    fn servers_array(&self) -> gst::Array {
+        gst::Array::new(self.servers.iter().map(|s| {
+            gst::Structure::builder("server")
+                .field("url", &s.url)
+                .field("connections", s.connections)
+                .field("failures", s.failures)
+                .build()
+        }))
     }
 }
 

@@ -197,6 +197,7 @@ fn remote(
     }
     let config = crate::remote::ServerConfig {
         url: settings.url.clone().unwrap_or_default(),
+        spread: settings.server_choice == crate::settings::ServerChoice::Spread,
         api_key: settings
             .api_key
             .expose()

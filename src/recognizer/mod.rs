@@ -85,6 +85,19 @@ pub enum Notice {
         cause: String,
         outage: Duration,
         resent_samples: u64,
+        /// The server whose connection was lost, and the one that took
+        /// the stream on (the same, for a single server).
+        left: String,
+        joined: String,
+    },
+    /// A connection to the server `url` was made.
+    ServerJoined { url: String },
+    /// The server `url` could not be used; `warn`: the element is to say
+    /// so (the first failure in a row of a server in a list).
+    ServerFailed {
+        url: String,
+        reason: String,
+        warn: bool,
     },
     /// Frames from the server that were not events it defines (binary,
     /// not JSON, unknown types): counted and ignored.

@@ -21,6 +21,10 @@ pub enum Error {
     Unreachable { url: String, detail: String },
     /// The server refused the key (HTTP 401/403 on the upgrade).
     Unauthorized { url: String, status: u16 },
+    /// Every server of the list refused the key.
+    KeyRefusedEverywhere { urls: Vec<String> },
+    /// No server of the list could be used: each with what it said.
+    NoServer { failures: Vec<(String, String)> },
     /// The upgrade got another HTTP answer.
     Refused {
         url: String,
@@ -52,8 +56,10 @@ impl Error {
             | Error::BadUrl { .. }
             | Error::KeyInTheClear { .. }
             | Error::DelayMismatch { .. } => Kind::Settings,
-            Error::Unreachable { .. } | Error::Refused { .. } => Kind::Unreachable,
-            Error::Unauthorized { .. } => Kind::NotAuthorized,
+            Error::Unreachable { .. } | Error::Refused { .. } | Error::NoServer { .. } => {
+                Kind::Unreachable
+            }
+            Error::Unauthorized { .. } | Error::KeyRefusedEverywhere { .. } => Kind::NotAuthorized,
             Error::ModelNotServed { .. } => Kind::NotFound,
             Error::Rejected { .. } => Kind::Stream,
         }
@@ -94,6 +100,24 @@ impl fmt::Display for Error {
                 "the vLLM server at {url} refused the API key (HTTP {status}): set api-key, or \
                  the environment variable VLLM_API_KEY, to the key the server was started with"
             ),
+            Error::KeyRefusedEverywhere { urls } => write!(
+                f,
+                "every vLLM server in url ({}) refused the API key (HTTP 401): set api-key, or \
+                 the environment variable VLLM_API_KEY, to the key the servers were started with",
+                urls.join(", ")
+            ),
+            Error::NoServer { failures } => {
+                write!(f, "none of the vLLM servers in url can be used: ")?;
+                for (k, (url, what)) in failures.iter().enumerate() {
+                    let sep = if k == 0 { "" } else { "; " };
+                    write!(f, "{sep}{url}: {what}")?;
+                }
+                write!(
+                    f,
+                    "; check that `vllm serve` runs there and that each URL names its \
+                     /v1/realtime endpoint"
+                )
+            }
             Error::Refused { url, status, body } => {
                 write!(
                     f,

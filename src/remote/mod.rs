@@ -13,6 +13,8 @@ mod error;
 #[cfg(feature = "vllm")]
 mod protocol;
 #[cfg(feature = "vllm")]
+mod rack;
+#[cfg(feature = "vllm")]
 mod socket;
 #[cfg(feature = "vllm")]
 mod vllm;
@@ -26,8 +28,11 @@ pub use vllm::VllmRecognizer;
 /// How to reach a vLLM realtime server.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ServerConfig {
-    /// `ws://HOST:PORT/v1/realtime` or `wss://...`.
+    /// `ws://HOST:PORT/v1/realtime` or `wss://...`, or several such
+    /// separated by commas.
     pub url: String,
+    /// Several servers: streams start spread over them (else in order).
+    pub spread: bool,
     pub api_key: Option<String>,
     /// The served model's name, sent in `session.update`.
     pub model: String,
@@ -43,6 +48,7 @@ impl std::fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerConfig")
             .field("url", &self.url)
+            .field("spread", &self.spread)
             .field("api_key", &self.api_key.as_ref().map(|_| "(set)"))
             .field("model", &self.model)
             .field("server_timeout", &self.server_timeout)

@@ -14,7 +14,7 @@ use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
 
 use super::protocol::Event;
-use super::{Error, ServerConfig};
+use super::Error;
 
 /// How long a TCP connect may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -44,42 +44,44 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Checks `url` before anything is sent, and gives its host and port.
-pub fn check_url(config: &ServerConfig) -> Result<(String, u16), Error> {
-    let url = &config.url;
+/// Checks `url` before anything is sent, and gives its host (in lower
+/// case) and port.
+pub fn check_url(url: &str, with_key: bool) -> Result<(String, u16), Error> {
     let bad = |reason: &str| Error::BadUrl {
-        url: url.clone(),
+        url: url.to_owned(),
         reason: reason.to_owned(),
     };
-    let request = url
-        .as_str()
-        .into_client_request()
-        .map_err(|e| bad(&e.to_string()))?;
+    let request = url.into_client_request().map_err(|e| bad(&e.to_string()))?;
     let uri = request.uri();
     let secure = match uri.scheme_str() {
         Some("ws") => false,
         Some("wss") => true,
         _ => return Err(bad("the scheme must be ws:// or wss://")),
     };
-    let host = uri.host().ok_or_else(|| bad("it has no host"))?.to_owned();
+    let host = uri
+        .host()
+        .ok_or_else(|| bad("it has no host"))?
+        .to_ascii_lowercase();
     let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
-    if config.api_key.is_some() && !secure && !is_loopback(&host) {
-        return Err(Error::KeyInTheClear { url: url.clone() });
+    if with_key && !secure && !is_loopback(&host) {
+        return Err(Error::KeyInTheClear {
+            url: url.to_owned(),
+        });
     }
     Ok((host, port))
 }
 
-fn unreachable(config: &ServerConfig, detail: impl std::fmt::Display) -> Error {
+fn unreachable(url: &str, detail: impl std::fmt::Display) -> Error {
     Error::Unreachable {
-        url: config.url.clone(),
+        url: url.to_owned(),
         detail: detail.to_string(),
     }
 }
 
-fn connect_tcp(config: &ServerConfig, host: &str, port: u16) -> Result<TcpStream, Error> {
+fn connect_tcp(url: &str, host: &str, port: u16) -> Result<TcpStream, Error> {
     let addrs = (host, port)
         .to_socket_addrs()
-        .map_err(|e| unreachable(config, format!("cannot resolve {host}: {e}")))?;
+        .map_err(|e| unreachable(url, format!("cannot resolve {host}: {e}")))?;
     let mut last = None;
     for addr in addrs {
         match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
@@ -88,31 +90,27 @@ fn connect_tcp(config: &ServerConfig, host: &str, port: u16) -> Result<TcpStream
         }
     }
     Err(unreachable(
-        config,
+        url,
         last.map_or_else(|| format!("{host} has no address"), |e| e.to_string()),
     ))
 }
 
 impl Socket {
-    /// Connects and upgrades to a WebSocket (TLS with the system's roots
-    /// for wss://), sending the key as a bearer token.
-    pub fn connect(config: &ServerConfig, io_timeout: Duration) -> Result<Socket, Error> {
-        let (host, port) = check_url(config)?;
-        let tcp = connect_tcp(config, &host, port)?;
+    /// Connects to `url` and upgrades to a WebSocket (TLS with the
+    /// system's roots for wss://), sending the key as a bearer token.
+    pub fn connect(url: &str, key: Option<&str>, io_timeout: Duration) -> Result<Socket, Error> {
+        let (host, port) = check_url(url, key.is_some())?;
+        let tcp = connect_tcp(url, &host, port)?;
         let _ = tcp.set_nodelay(true);
-        let io_error = |e: std::io::Error| unreachable(config, e);
+        let io_error = |e: std::io::Error| unreachable(url, e);
         tcp.set_read_timeout(Some(io_timeout)).map_err(io_error)?;
         tcp.set_write_timeout(Some(io_timeout)).map_err(io_error)?;
         let handle = tcp.try_clone().map_err(io_error)?;
-        let mut request = config
-            .url
-            .as_str()
-            .into_client_request()
-            .map_err(|e| unreachable(config, e))?;
-        if let Some(key) = &config.api_key {
+        let mut request = url.into_client_request().map_err(|e| unreachable(url, e))?;
+        if let Some(key) = key {
             let mut value =
                 HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| Error::BadUrl {
-                    url: config.url.clone(),
+                    url: url.to_owned(),
                     reason: "the API key has characters an HTTP header cannot carry".into(),
                 })?;
             value.set_sensitive(true);
@@ -120,10 +118,10 @@ impl Socket {
         }
         let (ws, _response) = tungstenite::client_tls_with_config(request, tcp, None, None)
             .map_err(|e| match e {
-                tungstenite::HandshakeError::Failure(e) => handshake_error(config, e),
+                tungstenite::HandshakeError::Failure(e) => handshake_error(url, e),
                 // Blocking I/O with timeouts: a handshake cut short by one.
                 tungstenite::HandshakeError::Interrupted(_) => {
-                    unreachable(config, "the WebSocket handshake timed out")
+                    unreachable(url, "the WebSocket handshake timed out")
                 }
             })?;
         Ok(Socket {
@@ -178,13 +176,13 @@ impl Socket {
     }
 }
 
-fn handshake_error(config: &ServerConfig, e: tungstenite::Error) -> Error {
+fn handshake_error(url: &str, e: tungstenite::Error) -> Error {
     match e {
         tungstenite::Error::Http(response) => {
             let status = response.status().as_u16();
             if status == 401 || status == 403 {
                 return Error::Unauthorized {
-                    url: config.url.clone(),
+                    url: url.to_owned(),
                     status,
                 };
             }
@@ -194,28 +192,18 @@ fn handshake_error(config: &ServerConfig, e: tungstenite::Error) -> Error {
                 .map(|b| String::from_utf8_lossy(b).chars().take(200).collect())
                 .unwrap_or_default();
             Error::Refused {
-                url: config.url.clone(),
+                url: url.to_owned(),
                 status,
                 body,
             }
         }
-        e => unreachable(config, e),
+        e => unreachable(url, e),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn config(url: &str, key: Option<&str>) -> ServerConfig {
-        ServerConfig {
-            url: url.into(),
-            api_key: key.map(str::to_owned),
-            model: "m".into(),
-            server_timeout: Duration::from_secs(1),
-            give_up_after: None,
-        }
-    }
 
     #[test]
     fn a_key_goes_in_clear_text_only_to_this_machine() {
@@ -225,18 +213,18 @@ mod tests {
             "ws://[::1]:8000/v1/realtime",
             "wss://gpu-box:8000/v1/realtime",
         ] {
-            assert!(check_url(&config(url, Some("k"))).is_ok(), "{url}");
+            assert!(check_url(url, true).is_ok(), "{url}");
         }
-        let refused = check_url(&config("ws://gpu-box:8000/v1/realtime", Some("k")));
+        let refused = check_url("ws://gpu-box:8000/v1/realtime", true);
         assert!(matches!(refused, Err(Error::KeyInTheClear { .. })));
-        assert!(check_url(&config("ws://gpu-box:8000/v1/realtime", None)).is_ok());
+        assert!(check_url("ws://gpu-box:8000/v1/realtime", false).is_ok());
     }
 
     #[test]
     fn only_websocket_urls_are_taken() {
         for url in ["http://host/v1/realtime", "gpu-box:8000", ""] {
             assert!(
-                matches!(check_url(&config(url, None)), Err(Error::BadUrl { .. })),
+                matches!(check_url(url, false), Err(Error::BadUrl { .. })),
                 "{url}"
             );
         }

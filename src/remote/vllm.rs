@@ -19,6 +19,7 @@
 use std::time::{Duration, Instant};
 
 use super::protocol::{self, Event};
+use super::rack::Rack;
 use super::socket::{Read, Socket};
 use super::{Error, ServerConfig};
 use crate::engine::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
@@ -50,8 +51,31 @@ const SERVER_LOOKAHEAD: u64 = 40;
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
+/// What `server` said, without the URL the error names.
+fn server_detail(why: &Error) -> String {
+    match why {
+        Error::Unreachable { detail, .. } => detail.clone(),
+        Error::Unauthorized { status, .. } => format!("refused the API key (HTTP {status})"),
+        Error::Refused { status, .. } => format!("refused the connection (HTTP {status})"),
+        Error::ModelNotServed { model, .. } => format!("does not serve model '{model}'"),
+        other => other.to_string(),
+    }
+}
+
 /// Why the connection was given up, to go on in a new one.
 struct Dropped(String);
+
+/// A server of the list that could not be used, in one round over them.
+struct Failure {
+    url: String,
+    why: Error,
+}
+
+impl Failure {
+    fn refused_the_key(&self) -> bool {
+        matches!(self.why, Error::Unauthorized { .. })
+    }
+}
 
 /// How a wait for the server ended, other than with what was waited for.
 enum Interrupted {
@@ -78,6 +102,9 @@ struct Utterance {
 
 pub struct VllmRecognizer {
     config: ServerConfig,
+    rack: Rack,
+    /// The server of the connection (the last one, when there is none).
+    server: Option<usize>,
     abort: AbortHandle,
     socket: Option<Socket>,
     stream: StreamConfig,
@@ -102,6 +129,16 @@ pub struct VllmRecognizer {
     ignored: u64,
     /// What is known of the server's delay against `delay`.
     delay_check: DelayCheck,
+    /// A reconnection, reported once the server that took the stream on
+    /// answers (or the stream ends first): its outage lasts until then.
+    reconnection: Option<Reconnection>,
+}
+
+struct Reconnection {
+    cause: String,
+    started: Instant,
+    resent_samples: u64,
+    left: String,
 }
 
 /// A server that serves a longer delay than `delay` answers each frame
@@ -119,9 +156,11 @@ enum DelayCheck {
 
 impl VllmRecognizer {
     pub fn new(config: ServerConfig) -> Result<VllmRecognizer, Error> {
-        super::socket::check_url(&config)?;
+        let rack = Rack::from_list(&config.url, config.api_key.is_some(), config.spread)?;
         Ok(VllmRecognizer {
             config,
+            rack,
+            server: None,
             abort: AbortHandle::default(),
             socket: None,
             stream: StreamConfig::default(),
@@ -136,6 +175,7 @@ impl VllmRecognizer {
             notices: Vec::new(),
             ignored: 0,
             delay_check: DelayCheck::Unknown,
+            reconnection: None,
         })
     }
 
@@ -173,16 +213,19 @@ impl VllmRecognizer {
         Ok(())
     }
 
-    /// Connects, and checks that the server serves the model: it answers
-    /// the probe after `session.update`, with `model_not_found` first if
-    /// it does not.
-    fn open_socket(&mut self) -> Result<Socket, Interrupted> {
-        gst::debug!(
-            crate::engine::LOG_CAT,
-            "vLLM: connecting to {}",
-            self.config.url
-        );
-        let mut socket = Socket::connect(&self.config, self.config.server_timeout)?;
+    /// The URL of the server in use (or last used, or first to try).
+    fn url(&self) -> &str {
+        self.rack.url(self.server.unwrap_or(0))
+    }
+
+    /// Connects to `server`, and checks that it serves the model: it
+    /// answers the probe after `session.update`, with `model_not_found`
+    /// first if it does not.
+    fn open_socket(&mut self, server: usize) -> Result<Socket, Interrupted> {
+        let url = self.rack.url(server).to_owned();
+        gst::debug!(crate::engine::LOG_CAT, "vLLM: connecting to {url}");
+        let key = self.config.api_key.as_deref();
+        let mut socket = Socket::connect(&url, key, self.config.server_timeout)?;
         let sent = socket
             .send(protocol::session_update(&self.config.model))
             .and_then(|()| socket.send(protocol::probe()));
@@ -202,7 +245,7 @@ impl VllmRecognizer {
                 Read::Event(e) if e.answers_probe() => return Ok(socket),
                 Read::Event(Event::Error { code, message }) if code == "model_not_found" => {
                     return Err(Error::ModelNotServed {
-                        url: self.config.url.clone(),
+                        url,
                         model: self.config.model.clone(),
                         answer: message,
                     }
@@ -215,27 +258,99 @@ impl VllmRecognizer {
         }
     }
 
-    /// The first connection: a server that cannot be reached is an error
-    /// soon (it is tried again for a few seconds, for one still starting).
+    /// One round over the servers, each once, from `from` on (see
+    /// [`Rack::order`]): connected to the first that answers (`true`), or
+    /// every failure in `failures`. Errors that no other server would mend
+    /// end the round.
+    fn connect_round(
+        &mut self,
+        from: Option<usize>,
+        failures: &mut Vec<Failure>,
+    ) -> Result<bool, Error> {
+        for server in self.rack.order(from) {
+            let url = self.rack.url(server).to_owned();
+            let why = match self.open_socket(server) {
+                Ok(socket) => {
+                    self.socket = Some(socket);
+                    self.server = Some(server);
+                    self.rack.joined(server);
+                    self.notices.push(Notice::ServerJoined { url });
+                    return Ok(true);
+                }
+                Err(Interrupted::Dropped(Dropped(detail))) => Error::Unreachable {
+                    url: url.clone(),
+                    detail,
+                },
+                Err(Interrupted::Failed(
+                    e @ (Error::Unreachable { .. }
+                    | Error::Refused { .. }
+                    | Error::Unauthorized { .. }
+                    | Error::ModelNotServed { .. }),
+                )) => e,
+                Err(Interrupted::Failed(e)) => return Err(e),
+            };
+            self.server_failed(server, &server_detail(&why));
+            failures.push(Failure { url, why });
+        }
+        Ok(false)
+    }
+
+    /// `server` failed: it rests, and the element hears of it when a list
+    /// has others to go on with.
+    fn server_failed(&mut self, server: usize, why: &str) {
+        let first = self.rack.failed(server);
+        self.notices.push(Notice::ServerFailed {
+            url: self.rack.url(server).to_owned(),
+            reason: why.to_owned(),
+            warn: first && self.rack.len() > 1,
+        });
+    }
+
+    /// The error for a round in which no server could be used.
+    fn no_server(&self, mut failures: Vec<Failure>) -> Error {
+        if failures.len() == 1 {
+            return failures.remove(0).why;
+        }
+        if failures.iter().all(Failure::refused_the_key) {
+            return Error::KeyRefusedEverywhere {
+                urls: failures.into_iter().map(|f| f.url).collect(),
+            };
+        }
+        if failures
+            .iter()
+            .all(|f| matches!(f.why, Error::ModelNotServed { .. }))
+        {
+            return failures.remove(0).why;
+        }
+        Error::NoServer {
+            failures: failures
+                .into_iter()
+                .map(|f| (f.url, server_detail(&f.why)))
+                .collect(),
+        }
+    }
+
+    /// The first connection: a list none of whose servers can be reached
+    /// is an error soon (they are tried again for a few seconds, for one
+    /// still starting). Refused keys and a model served nowhere are errors
+    /// at once.
     fn connect_first(&mut self) -> Result<(), Error> {
         let started = Instant::now();
         let mut backoff = FIRST_BACKOFF;
         loop {
-            let failure = match self.open_socket() {
-                Ok(socket) => {
-                    self.socket = Some(socket);
-                    self.connected_once = true;
-                    return Ok(());
-                }
-                Err(Interrupted::Failed(Error::Unreachable { detail, .. }))
-                | Err(Interrupted::Dropped(Dropped(detail))) => detail,
-                Err(Interrupted::Failed(e)) => return Err(e),
-            };
-            if started.elapsed() + backoff > START_RETRY_FOR {
-                return Err(Error::Unreachable {
-                    url: self.config.url.clone(),
-                    detail: failure,
-                });
+            let mut failures = Vec::new();
+            if self.connect_round(None, &mut failures)? {
+                self.connected_once = true;
+                return Ok(());
+            }
+            let configured_wrong = failures.iter().all(|f| {
+                matches!(
+                    f.why,
+                    Error::Unauthorized { .. } | Error::ModelNotServed { .. }
+                )
+            });
+            if configured_wrong || started.elapsed() + backoff > START_RETRY_FOR {
+                return Err(self.no_server(failures));
             }
             self.sleep(backoff)?;
             backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -285,9 +400,11 @@ impl VllmRecognizer {
             .min(self.sent)
     }
 
-    /// Goes on after a drop: reconnects with backoff, starts a new
-    /// utterance from the first frame not answered for and sends that audio
-    /// again. Gives up after `give_up_after`.
+    /// Goes on after a drop: connects to the next server of the list at
+    /// once (the same one, if it is the only one), starts a new utterance
+    /// from the first frame not answered for and sends that audio again.
+    /// Backs off only after every server has failed in turn; gives up
+    /// after `give_up_after`.
     fn recover(&mut self, dropped: Dropped) -> Result<(), Error> {
         let outage_started = Instant::now();
         let from = self.first_unanswered();
@@ -295,31 +412,44 @@ impl VllmRecognizer {
         if let Some(socket) = self.socket.take() {
             socket.close();
         }
+        let left = self.server;
+        let left_url = self.url().to_owned();
+        if let Some(server) = left {
+            self.server_failed(server, &dropped.0);
+        }
         gst::info!(
             crate::engine::LOG_CAT,
-            "vLLM connection to {} lost ({}); reconnecting",
-            self.config.url,
+            "vLLM connection to {left_url} lost ({}); reconnecting",
             dropped.0
         );
+        let next = left.map(|server| (server + 1) % self.rack.len());
         let mut backoff = FIRST_BACKOFF;
         let mut last;
         loop {
             self.check_abort()?;
-            match self.open_socket() {
-                Ok(socket) => {
-                    self.socket = Some(socket);
-                    let started = self.start_utterance(from).and_then(|()| match finishing {
-                        true => self.finish_utterance(),
-                        false => Ok(()),
-                    });
-                    match started {
-                        Ok(()) => break,
-                        Err(Dropped(why)) => last = why,
+            let mut failures = Vec::new();
+            if self.connect_round(next, &mut failures)? {
+                let started = self.start_utterance(from).and_then(|()| match finishing {
+                    true => self.finish_utterance(),
+                    false => Ok(()),
+                });
+                match started {
+                    Ok(()) => break,
+                    Err(Dropped(why)) => {
+                        if let Some(server) = self.server {
+                            self.server_failed(server, &why);
+                        }
+                        last = why;
                     }
                 }
-                Err(Interrupted::Failed(Error::Unreachable { detail, .. })) => last = detail,
-                Err(Interrupted::Dropped(Dropped(why))) => last = why,
-                Err(Interrupted::Failed(e)) => return Err(e),
+            } else if failures.len() > 1 && failures.iter().all(Failure::refused_the_key) {
+                return Err(self.no_server(failures));
+            } else {
+                last = failures
+                    .iter()
+                    .map(|f| format!("{}: {}", f.url, server_detail(&f.why)))
+                    .collect::<Vec<_>>()
+                    .join("; ");
             }
             if let Some(socket) = self.socket.take() {
                 socket.close();
@@ -341,27 +471,49 @@ impl VllmRecognizer {
             self.sleep(backoff)?;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
-        self.notices.push(Notice::Reconnected {
-            cause: dropped.0,
-            outage: outage_started.elapsed(),
+        // An outage within an outage (the new server failed before it
+        // answered) counts from the first loss.
+        let earlier = self.reconnection.take();
+        self.reconnection = Some(Reconnection {
+            cause: earlier.as_ref().map_or(dropped.0, |r| r.cause.clone()),
+            started: earlier.as_ref().map_or(outage_started, |r| r.started),
             resent_samples: self.sent - from,
+            left: earlier.map_or(left_url, |r| r.left),
         });
         Ok(())
     }
 
-    /// Goes on from sample `from` on a new connection: after a reset
-    /// closed the last one, or after the server ended a session on its own
-    /// (not a new commit on that one: appends already on their way would
-    /// otherwise start the next utterance, since vLLM clears its queue once,
-    /// at the end).
+    /// Reports the reconnection: the server that took the stream on has
+    /// answered, or the stream ended before it did.
+    fn report_reconnection(&mut self) {
+        if let Some(r) = self.reconnection.take() {
+            self.notices.push(Notice::Reconnected {
+                cause: r.cause,
+                outage: r.started.elapsed(),
+                resent_samples: r.resent_samples,
+                left: r.left,
+                joined: self.url().to_owned(),
+            });
+        }
+    }
+
+    /// Goes on from sample `from` on a new connection, to the same server
+    /// if it answers: after a reset closed the last one, or after the
+    /// server ended a session on its own (not a new commit on that one:
+    /// appends already on their way would otherwise start the next
+    /// utterance, since vLLM clears its queue once, at the end).
     fn renew_session(&mut self, from: u64) -> Result<(), Dropped> {
         if let Some(socket) = self.socket.take() {
             socket.close();
         }
-        match self.open_socket() {
-            Ok(socket) => self.socket = Some(socket),
-            Err(Interrupted::Dropped(dropped)) => return Err(dropped),
-            Err(Interrupted::Failed(e)) => return Err(Dropped(e.to_string())),
+        let mut failures = Vec::new();
+        match self.connect_round(self.server, &mut failures) {
+            Ok(true) => {}
+            Ok(false) => {
+                let why = failures.first().map(|f| f.why.to_string());
+                return Err(Dropped(why.unwrap_or_default()));
+            }
+            Err(e) => return Err(Dropped(e.to_string())),
         }
         self.start_utterance(from)
     }
@@ -403,6 +555,7 @@ impl VllmRecognizer {
         }
         self.waiting_since = None;
         self.forget_answered();
+        self.report_reconnection();
         TextUpdate {
             text,
             audio_end: self.sent,
@@ -459,7 +612,7 @@ impl VllmRecognizer {
                 Read::Event(Event::Error { code, message }) => {
                     if protocol::blames_the_client(&code) {
                         return Err(Error::Rejected {
-                            url: self.config.url.clone(),
+                            url: self.url().to_owned(),
                             code,
                             message,
                         }
@@ -578,7 +731,7 @@ impl VllmRecognizer {
                 );
                 if caught_up < self.frames_due() {
                     return Err(Error::DelayMismatch {
-                        url: self.config.url.clone(),
+                        url: self.url().to_owned(),
                         ours,
                         server: server.max(ours + 80),
                     });
@@ -684,12 +837,14 @@ impl Recognizer for VllmRecognizer {
             }
         }
         self.utterance = None;
+        self.report_reconnection();
         self.take_ignored();
         updates.push(self.final_update(tail));
         Ok(updates)
     }
 
     fn reset(&mut self) {
+        self.report_reconnection();
         // An utterance the server still runs can only be stopped by closing
         // its connection (the server then aborts the request).
         if self.utterance.take().is_some() {
@@ -713,8 +868,9 @@ impl Recognizer for VllmRecognizer {
     fn slowness_advice(&self) -> String {
         format!(
             "The vLLM server at {} answers slower than real time: give it more GPU capacity \
-             (another replica behind the load balancer) or fewer streams",
-            self.config.url
+             (another replica behind the load balancer, or another server in url) or fewer \
+             streams",
+            self.url()
         )
     }
 

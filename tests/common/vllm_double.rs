@@ -39,6 +39,9 @@ pub struct Faults {
     pub api_key: Option<String>,
     /// Close the connection abruptly after this many deltas.
     pub drop_after: Option<u64>,
+    /// Die after this many deltas: the connection is cut and the port
+    /// closed, as when the server's process is killed.
+    pub die_after: Option<u64>,
     /// Send a `processing_error` (and stop that utterance) after this many.
     pub processing_error_after: Option<u64>,
     /// Send an `invalid_audio` error after this many.
@@ -199,6 +202,16 @@ impl Double {
 
     pub fn url(&self) -> String {
         format!("ws://127.0.0.1:{}/v1/realtime", self.port)
+    }
+
+    /// A URL on 127.0.0.1 where nothing listens (connections are refused).
+    pub fn refusing_url() -> String {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        format!("ws://127.0.0.1:{port}/v1/realtime")
     }
 
     /// The wss:// URL, for a double serving TLS with a certificate for
@@ -418,6 +431,11 @@ impl Session {
             return Step::Ended;
         }
         if shared.fires("drop", f.drop_after) {
+            ws.get_mut().cut();
+            return Step::Close;
+        }
+        if shared.fires("die", f.die_after) {
+            shared.stop.store(true, Ordering::SeqCst);
             ws.get_mut().cut();
             return Step::Close;
         }

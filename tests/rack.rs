@@ -232,3 +232,29 @@ fn streams_of_several_elements_spread_over_the_servers() {
         assert_eq!(server.seen.lock().unwrap().connections, 2);
     }
 }
+
+#[test]
+fn the_readme_rack_line_runs_against_two_servers_one_dying() {
+    let model = Some("mistralai/Voxtral-Mini-4B-Realtime-2602".to_owned());
+    let dying = double(Faults {
+        served_model: model.clone(),
+        die_after: Some(20),
+        ..Default::default()
+    });
+    let spare = double(Faults {
+        served_model: model,
+        ..Default::default()
+    });
+    let line = include_str!("../README.md")
+        .lines()
+        .find(|l| l.starts_with("gst-launch-1.0 ") && l.contains("sample-rack.srt"))
+        .expect("the README's rack line")
+        .replace("ws://gpu1:8000/v1/realtime", &dying.url())
+        .replace("ws://gpu2:8000/v1/realtime", &spare.url());
+    let dir = common::readme_dir("readme-rack");
+    common::run_readme_line(&line, &dir);
+    assert!(dir.join("sample-rack.srt").is_file());
+    // Whichever server the stream started on, the whole file was heard.
+    let heard = dying.seen.lock().unwrap().samples + spare.seen.lock().unwrap().samples;
+    assert!(heard > 16_000 * 5, "{heard}");
+}

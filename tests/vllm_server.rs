@@ -481,3 +481,190 @@ fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
         inside.len()
     );
 }
+
+/// Established TCP connections to 127.0.0.1:`port` on this machine.
+fn sessions_on(port: u16) -> usize {
+    let out = Command::new("ss")
+        .args(["-Htn", "state", "established"])
+        .arg(format!("( dport = :{port} )"))
+        .output()
+        .expect("ss (Debian package iproute2)");
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+/// Sends SIGSTOP or SIGCONT to the process group `pid` leads.
+fn signal_group(pid: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .args([signal, "--", &format!("-{pid}")])
+        .status();
+}
+
+/// Two servers, started side by side; ONE_SERVER is held by the caller.
+fn two_servers() -> [Server; 2] {
+    std::thread::scope(|s| {
+        let second = s.spawn(|| Server::start(None, &[]));
+        [Server::start(None, &[]), second.join().unwrap()]
+    })
+}
+
+/// docs/scale.md's nginx block, as written, in front of `servers`.
+fn nginx_in_front_of(servers: &[Server; 2]) -> (common::nginx::Nginx, String) {
+    let port = common::nginx::free_port();
+    let block = common::nginx::block_of("docs/scale.md", "nginx")
+        .replace("gpu1:8000", &format!("127.0.0.1:{}", servers[0].port))
+        .replace("gpu2:8000", &format!("127.0.0.1:{}", servers[1].port))
+        .replace("listen 8080;", &format!("listen 127.0.0.1:{port};"));
+    let nginx = common::nginx::Nginx::start("rack", "", &block, port);
+    (nginx, format!("ws://127.0.0.1:{port}/v1/realtime"))
+}
+
+/// Every sample answered, one reconnection, no error.
+fn assert_carried_on(run: &Run) {
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.stat("reconnects"), 1, "{:?}", run.stats);
+    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
+    assert!(run.stat("audio-received") > 0);
+}
+
+#[test]
+fn two_real_vllm_servers_behind_nginx_lose_no_audio_when_the_serving_one_is_killed() {
+    if !installed("two_real_vllm_servers_behind_nginx_lose_no_audio_when_the_serving_one_is_killed")
+    {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut servers = two_servers();
+    let (nginx, url) = nginx_in_front_of(&servers);
+    let audio = tone_pcm(12.0, 440.0, 0.3);
+    let (run, took_over) = std::thread::scope(|s| {
+        let run = s.spawn(|| transcribe_paced(&url, MODEL, &audio, ""));
+        std::thread::sleep(Duration::from_secs(4));
+        let serving = (0..2)
+            .find(|&k| sessions_on(servers[k].port) > 0)
+            .expect("a backend holds the session");
+        servers[serving].kill();
+        std::thread::sleep(Duration::from_secs(2));
+        let took_over = sessions_on(servers[1 - serving].port);
+        (run.join().unwrap(), took_over)
+    });
+    assert_carried_on(&run);
+    assert_eq!(took_over, 1, "the other backend took the session");
+    let reconnected = run.messages_named("voxtralrt-reconnected");
+    assert_eq!(reconnected[0].get::<String>("joined").unwrap(), url);
+    eprintln!(
+        "through nginx: outage {} ms, {} ms sent again; nginx: {}",
+        reconnected[0].get::<u64>("outage").unwrap() / 1_000_000,
+        reconnected[0].get::<u64>("audio-resent").unwrap() / 1_000_000,
+        nginx
+            .error_log()
+            .lines()
+            .filter(|l| l.contains("upstream"))
+            .count()
+    );
+}
+
+#[test]
+fn two_real_vllm_servers_in_url_take_over_from_a_killed_or_refusing_one() {
+    if !installed("two_real_vllm_servers_in_url_take_over_from_a_killed_or_refusing_one") {
+        return;
+    }
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut servers = two_servers();
+    let audio = tone_pcm(12.0, 440.0, 0.3);
+
+    // The first URL refuses at the start: a WARNING, the stream on the next.
+    let refusing = common::vllm_double::Double::refusing_url();
+    let list = format!("\"{refusing},{}\"", servers[0].url());
+    let run = transcribe(&list, MODEL, &audio[..5 * 16_000], "server-choice=in-order");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.warnings.len(), 1, "{:?}", run.warnings);
+    assert!(run.warnings[0].contains(&refusing), "{}", run.warnings[0]);
+    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
+
+    // The first is killed mid-stream: the second takes the stream on.
+    let (first, second) = (servers[0].url(), servers[1].url());
+    let list = format!("\"{first},{second}\"");
+    let (run, killed_at) = std::thread::scope(|s| {
+        let run = s.spawn(|| transcribe_paced(&list, MODEL, &audio, "server-choice=in-order"));
+        std::thread::sleep(Duration::from_secs(4));
+        let killed_at = Instant::now();
+        servers[0].kill();
+        (run.join().unwrap(), killed_at)
+    });
+    assert_carried_on(&run);
+    let reconnected = run.messages_named("voxtralrt-reconnected");
+    assert_eq!(reconnected[0].get::<String>("left").unwrap(), first);
+    assert_eq!(reconnected[0].get::<String>("joined").unwrap(), second);
+    let answered = run.posted_at("voxtralrt-reconnected").unwrap() - killed_at;
+    eprintln!("killed: the other server's first answer {answered:?} after the kill");
+    assert!(answered < Duration::from_secs(2), "{answered:?}");
+}
+
+/// Time from a fault on the serving server to the other server's first
+/// answer, over `runs` runs: a kill (SIGKILL, the killed server started
+/// again for the next run) and a stall (SIGSTOP, `server-timeout=2000`).
+/// Run by scripts/bench-failover; prints the rows of docs/benchmarks.md.
+#[test]
+#[ignore]
+fn failover_times() {
+    if !installed("failover_times") {
+        return;
+    }
+    let runs: usize = std::env::var("FAILOVER_RUNS").map_or(6, |v| v.parse().unwrap());
+    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut servers = two_servers();
+    let audio = tone_pcm(8.0, 440.0, 0.3);
+    let mut killed = Vec::new();
+    let mut stalled = Vec::new();
+    for k in 0..runs {
+        // Alternate, so that the server killed last has been started again.
+        let (a, b) = (k % 2, 1 - k % 2);
+        let list = format!("\"{},{}\"", servers[a].url(), servers[b].url());
+        let (run, at) = std::thread::scope(|s| {
+            let run = s.spawn(|| transcribe_paced(&list, MODEL, &audio, "server-choice=in-order"));
+            std::thread::sleep(Duration::from_secs(3));
+            let at = Instant::now();
+            servers[a].kill();
+            (run.join().unwrap(), at)
+        });
+        assert_carried_on(&run);
+        killed.push(run.posted_at("voxtralrt-reconnected").unwrap() - at);
+        let port = servers[a].port;
+        servers[a] = Server::start(Some(port), &[]);
+
+        let (run, at) = std::thread::scope(|s| {
+            let run = s.spawn(|| {
+                transcribe_paced(
+                    &list,
+                    MODEL,
+                    &audio,
+                    "server-choice=in-order server-timeout=2000",
+                )
+            });
+            std::thread::sleep(Duration::from_secs(3));
+            let at = Instant::now();
+            signal_group(servers[a].child.id(), "-STOP");
+            let run = run.join().unwrap();
+            signal_group(servers[a].child.id(), "-CONT");
+            (run, at)
+        });
+        assert_carried_on(&run);
+        stalled.push(run.posted_at("voxtralrt-reconnected").unwrap() - at);
+    }
+    let pct = |v: &mut Vec<Duration>, p: usize| {
+        v.sort();
+        v[(v.len() * p / 100).min(v.len() - 1)].as_millis()
+    };
+    println!("| fault | runs | to the other server's first answer, p50 | p95 |");
+    println!("|---|---|---|---|");
+    println!(
+        "| killed (SIGKILL) | {runs} | {} ms | {} ms |",
+        pct(&mut killed, 50),
+        pct(&mut killed, 95)
+    );
+    println!(
+        "| stalled (SIGSTOP), server-timeout=2000 | {runs} | {} ms | {} ms |",
+        pct(&mut stalled, 50),
+        pct(&mut stalled, 95)
+    );
+}

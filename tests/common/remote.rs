@@ -20,6 +20,8 @@ pub struct Run {
     pub warnings: Vec<String>,
     /// Element messages by name.
     pub messages: Vec<gst::Structure>,
+    /// Each element message's name and when it was posted.
+    pub posted: Vec<(String, Instant)>,
     pub stats: Option<gst::Structure>,
     pub took: Duration,
 }
@@ -30,6 +32,11 @@ impl Run {
     }
     pub fn messages_named(&self, name: &str) -> Vec<&gst::Structure> {
         self.messages.iter().filter(|m| m.name() == name).collect()
+    }
+
+    /// When the first element message `name` was posted.
+    pub fn posted_at(&self, name: &str) -> Option<Instant> {
+        self.posted.iter().find(|p| p.0 == name).map(|p| p.1)
     }
 
     /// Keeps an ERROR, WARNING or element message.
@@ -116,6 +123,16 @@ pub fn transcribe_with(
         Some(gst::FlowReturn::Ok.to_value())
     });
     configure(&pipeline.by_name("t").unwrap());
+    let r = run.clone();
+    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+        if let gst::MessageView::Element(e) = msg.view() {
+            let name = e
+                .structure()
+                .map_or_else(String::new, |s| s.name().to_string());
+            r.lock().unwrap().posted.push((name, Instant::now()));
+        }
+        gst::BusSyncReply::Pass
+    });
     let started = Instant::now();
     // A setting the element refuses fails the state change, with an ERROR.
     let playing = pipeline.set_state(gst::State::Playing).is_ok();

@@ -13,6 +13,8 @@
 
 mod common;
 
+use common::cc708::{services_708, services_in_ts};
+
 use common::cc608::cc1_chars;
 use common::readback::{self, assert_shown_in_time, INTERVAL_MS, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_frames, tone_model, truth};
@@ -630,26 +632,6 @@ fn a_one_row_clip_reaches_ffmpeg_with_and_without_real_time_mode() {
     }
 }
 
-/// The characters of each CEA-708 service in cc_data buffers (GStreamer's
-/// cc_data: the triples without the two-byte header).
-fn services_708(buffers: &[gst::Buffer]) -> std::collections::BTreeMap<u8, String> {
-    let mut parser = cea708_types::CCDataParser::new();
-    let mut text = std::collections::BTreeMap::<u8, String>::new();
-    for b in buffers {
-        let triples = b.map_readable().unwrap();
-        let mut data = vec![0x80 | 0x40 | ((triples.len() / 3) as u8 & 0x1f), 0xff];
-        data.extend_from_slice(&triples);
-        parser.push(&data).unwrap();
-        while let Some(packet) = parser.pop_packet() {
-            for service in packet.services() {
-                let chars = service.codes().iter().filter_map(|c| c.char());
-                text.entry(service.number()).or_default().extend(chars);
-            }
-        }
-    }
-    text
-}
-
 /// Words of the decoded screens of ffmpeg's cues, in order, without
 /// repeats of a screen's earlier rows.
 fn cue_words(cues: &[(u64, String)]) -> String {
@@ -706,16 +688,7 @@ fn two_languages_go_on_cc1_and_cc3_and_on_services_1_and_2_of_one_video() {
     );
 
     // CEA-708, read back with GStreamer and decoded here: services 1 and 2.
-    let reader = launch(&format!(
-        "filesrc location={} ! tsdemux ! h264parse ! ccextractor name=x \
-         x. ! queue ! fakesink sync=false \
-         x.caption ! queue ! ccconverter ! closedcaption/x-cea-708,format=cc_data ! \
-           fakesink name=cc signal-handoffs=true sync=false async=false",
-        ts.display()
-    ));
-    let buffers = common::handoffs(&reader, "cc");
-    run_to_eos(&reader);
-    let services = services_708(&buffers.lock().unwrap());
+    let services = services_in_ts(&ts);
     let service = |n: u8| services.get(&n).cloned().unwrap_or_default();
     assert!(service(1).contains("x x x"), "{services:?}");
     assert!(!service(1).contains("hola"), "{services:?}");

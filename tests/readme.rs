@@ -30,11 +30,12 @@ fn the_readme_shows_the_main_use_cases() {
 fn every_gst_launch_line_of_the_readme_runs() {
     let dir = common::readme_dir("readme");
     // The SRT line needs a receiver (tests/srt.rs runs it against one), the
-    // vLLM line a server (tests/remote.rs runs it against a double).
-    for line in readme_launch_lines()
-        .into_iter()
-        .filter(|l| !l.contains("srtsink") && !l.contains("engine=vllm"))
-    {
+    // vLLM lines a server (tests/remote.rs and tests/rack.rs run them against
+    // doubles), the RTMP lines an RTMP server (tests/rtmp.rs runs them
+    // against nginx-rtmp).
+    for line in readme_launch_lines().into_iter().filter(|l| {
+        !l.contains("srtsink") && !l.contains("engine=vllm") && !l.contains("rtmp2sink")
+    }) {
         // No window on a test machine.
         common::run_readme_line(&line.replace("autovideosink", "fakesink"), &dir);
     }

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod cc608;
+pub mod cc708;
 pub mod nginx;
 pub mod process;
 pub mod readback;

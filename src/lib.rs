@@ -24,6 +24,8 @@ pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;
 #[doc(hidden)]
+pub mod voxtral;
+#[doc(hidden)]
 pub mod wording;
 
 /// Tests: makes `element` (either of this plugin's elements) wrap the

@@ -8,9 +8,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use gstvoxtralrt::engine::{
-    Backend, Error, ModelSpec, SampleConverter, SampleFormat, Stream, StreamConfig,
-};
+use gstvoxtralrt::engine::{Backend, Error, ModelSpec, Stream};
+use gstvoxtralrt::voxtral::{SampleConverter, SampleFormat, StreamConfig};
 
 fn init() {
     gst::init().unwrap();

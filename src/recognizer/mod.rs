@@ -17,7 +17,7 @@ mod local;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::engine::{AbortHandle, StreamConfig, TextUpdate};
+pub use crate::voxtral::{AbortHandle, StreamConfig, TextUpdate};
 pub use error::{Error, Kind};
 
 /// One transcription engine behind the worker.

@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 use super::protocol::{self, Event};
 use super::socket::{Read, Socket};
 use super::{Error, ServerConfig};
-use crate::engine::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
 use crate::recognizer::{self, AbortHandle, Notice, Recognizer, StreamConfig, TextUpdate};
+use crate::voxtral::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
 
 /// Audio past a frame's end, beyond the delay, after which a feed waits for
 /// the frame's delta: vLLM decodes a frame once 2.5 ms of look-ahead are in
@@ -178,7 +178,7 @@ impl VllmRecognizer {
     /// it does not.
     fn open_socket(&mut self) -> Result<Socket, Interrupted> {
         gst::debug!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM: connecting to {}",
             self.config.url
         );
@@ -256,7 +256,7 @@ impl VllmRecognizer {
     /// there on.
     fn start_utterance(&mut self, start: u64) -> Result<(), Dropped> {
         gst::debug!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM: new utterance from {} ms, {} ms to send again",
             start * 1000 / u64::from(SAMPLE_RATE),
             (self.sent - start) * 1000 / u64::from(SAMPLE_RATE)
@@ -296,7 +296,7 @@ impl VllmRecognizer {
             socket.close();
         }
         gst::info!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM connection to {} lost ({}); reconnecting",
             self.config.url,
             dropped.0
@@ -389,7 +389,7 @@ impl VllmRecognizer {
         let u = self.utterance.as_mut().expect("an utterance answers");
         u.answered += 1;
         gst::trace!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM: delta {} {text:?} with {} samples sent",
             u.answered - 1,
             self.sent - u.start
@@ -489,7 +489,7 @@ impl VllmRecognizer {
                     // server's max_model_len.
                     let from = self.first_unanswered();
                     gst::info!(
-                        crate::engine::LOG_CAT,
+                        crate::voxtral::LOG_CAT,
                         "the vLLM session ended on its own at {} ms; going on in a new one",
                         from * 1000 / u64::from(SAMPLE_RATE)
                     );
@@ -540,7 +540,7 @@ impl VllmRecognizer {
             (DelayCheck::Agreed, _) => Ok(()),
             (DelayCheck::Unknown, 0) if self.frames_due() > 0 => {
                 gst::debug!(
-                    crate::engine::LOG_CAT,
+                    crate::voxtral::LOG_CAT,
                     "vLLM: no delta {} ms after the first was due; measuring the server's delay",
                     DELAY_PROBE_GRACE.as_millis()
                 );
@@ -573,7 +573,7 @@ impl VllmRecognizer {
                 let ours = self.stream.delay_ms;
                 let server = self.measured_delay_ms();
                 gst::info!(
-                    crate::engine::LOG_CAT,
+                    crate::voxtral::LOG_CAT,
                     "vLLM: the server's delay measures {server} ms, delay is {ours} ms"
                 );
                 if caught_up < self.frames_due() {
@@ -618,7 +618,7 @@ impl Recognizer for VllmRecognizer {
     }
 
     fn begin(&mut self, config: StreamConfig) -> Result<(), recognizer::Error> {
-        crate::engine::validate_delay(config.delay_ms)?;
+        crate::voxtral::validate_delay(config.delay_ms)?;
         self.reset();
         self.stream = config;
         if !self.connected_once {

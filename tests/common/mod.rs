@@ -221,7 +221,8 @@ pub fn text_of(buffer: &gst::Buffer) -> String {
 
 /// The engine's own text for `samples`, run the way the element runs it.
 pub fn engine_text(samples: &[f32], delay_ms: u32, decode_interval_ms: u32) -> String {
-    use gstvoxtralrt::engine::{ModelSpec, Stream, StreamConfig};
+    use gstvoxtralrt::engine::{ModelSpec, Stream};
+    use gstvoxtralrt::voxtral::StreamConfig;
     let mut stream = Stream::open(&ModelSpec::new(tiny_model()), 1).unwrap();
     stream
         .begin(StreamConfig {

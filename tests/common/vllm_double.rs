@@ -24,7 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
-use gstvoxtralrt::engine::{ModelSpec, Stream, StreamConfig};
+use gstvoxtralrt::engine::{ModelSpec, Stream};
+use gstvoxtralrt::voxtral::StreamConfig;
 use serde_json::{json, Value};
 use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::{Message, WebSocket};

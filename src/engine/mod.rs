@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! The speech engine: a safe layer over transcribe.cpp's C API. This module
-//! is the only code in the crate that calls into the library; what it
-//! shares with the remote engine is in [`crate::voxtral`].
+//! is the only code in the crate that calls into the library, and it is
+//! built with the `local` feature only; what it shares with the remote
+//! engine is in [`crate::voxtral`].
 
 mod decoder_position;
 mod error;

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! engine=local: the settings' GGUF file (downloaded first if it is a Hub
-//! file not in the cache), loaded by transcribe.cpp.
+//! file not in the cache), loaded by transcribe.cpp. Built with the `local`
+//! feature only.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -12,11 +12,14 @@
 //!   core starts).
 //!
 //! Names, presets and the Hub cache need no GStreamer and no transcribe.cpp:
-//! `src/engine/` stays the only code that calls the C library.
+//! `src/engine/` stays the only code that calls the C library. Without the
+//! `local` feature (the client build) engine=local is an ERROR at start.
 
+#[cfg(feature = "local")]
 mod fetch;
 #[cfg(feature = "download")]
 pub mod hub;
+#[cfg(feature = "local")]
 mod local;
 mod names;
 mod presets;
@@ -36,6 +39,7 @@ pub(crate) enum Loaded {
     Ready(Box<dyn Recognizer>),
     /// Downloading: the recognizer comes on `receiver` (`Err`: it could not
     /// be had, and the ERROR is posted); `cancel` stops the download.
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
     Coming {
         receiver: Receiver<Result<Box<dyn Recognizer>, ()>>,
         cancel: Arc<AtomicBool>,
@@ -55,7 +59,23 @@ pub(crate) fn load(
     if settings.engine == EngineChoice::Vllm {
         return Ok(Loaded::Ready(wrap(remote(element, settings)?)));
     }
-    local::load(element, settings, wrapper, background)
+    load_local(element, settings, wrapper, background)
+}
+
+#[cfg(feature = "local")]
+use local::load as load_local;
+
+/// engine=local in the client build: an ERROR that names the ways out.
+#[cfg(not(feature = "local"))]
+fn load_local(
+    _element: &gst::Element,
+    _settings: &Settings,
+    _wrapper: Option<&Wrapper>,
+    _background: bool,
+) -> Result<Loaded, gst::ErrorMessage> {
+    Err(crate::core::report::error_message(
+        &crate::recognizer::Error::NoLocalEngine,
+    ))
 }
 
 /// `recognizer` in what tests wrap it in, if anything.

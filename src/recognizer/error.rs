@@ -14,7 +14,11 @@ pub enum Error {
     /// state change, not trouble.
     Aborted,
     /// The local engine (transcribe.cpp) failed (see `local.rs`).
+    #[cfg(feature = "local")]
     Engine(crate::engine::Error),
+    /// engine=local in a build without the `local` feature (a client of
+    /// vLLM servers only).
+    NoLocalEngine,
     /// The remote engine (a vLLM server) failed.
     Remote(crate::remote::Error),
     /// A delay the model was not trained for.
@@ -36,8 +40,9 @@ impl Error {
     pub fn kind(&self) -> Kind {
         match self {
             Error::Aborted | Error::Other { .. } => Kind::Library,
+            #[cfg(feature = "local")]
             Error::Engine(e) => super::local::kind(e),
-            Error::InvalidDelay(_) => Kind::Settings,
+            Error::NoLocalEngine | Error::InvalidDelay(_) => Kind::Settings,
             Error::Remote(e) => e.kind(),
         }
     }
@@ -62,7 +67,15 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Aborted => write!(f, "the stream was aborted"),
+            #[cfg(feature = "local")]
             Error::Engine(e) => e.fmt(f),
+            Error::NoLocalEngine => write!(
+                f,
+                "this build of the voxtralrt plugin has no local engine (it was built without \
+                 the cargo feature \"local\", so without transcribe.cpp): set engine=vllm and \
+                 url=ws://HOST:PORT/v1/realtime to use a vLLM server, or rebuild the plugin \
+                 with the \"local\" feature (on by default; meson: -Dlocal-engine=enabled)"
+            ),
             Error::Remote(e) => e.fmt(f),
             Error::InvalidDelay(e) => e.fmt(f),
             Error::Other { operation, reason } => write!(f, "{operation} failed: {reason}"),

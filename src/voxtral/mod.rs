@@ -5,7 +5,8 @@
 //! mono audio in 80 ms frames, the delays the model was trained for, how a
 //! stream is configured and stopped, and what it answers.
 //!
-//! Pure Rust: `src/engine/` and the remote engine both build on it.
+//! Pure Rust, so that the client build (without the `local` feature, hence
+//! without `src/engine/` and transcribe.cpp) has it too.
 
 mod samples;
 
@@ -156,12 +157,14 @@ impl AbortHandle {
 
     /// An engine asking whether to stop: counted, since the local engine
     /// follows its decoder through how often the library asks.
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
     pub(crate) fn poll(&self) -> bool {
         self.0.polls.fetch_add(1, Ordering::Relaxed);
         self.is_aborted()
     }
 
     /// How often [`AbortHandle::poll`] was called.
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
     pub(crate) fn polls(&self) -> u64 {
         self.0.polls.load(Ordering::Relaxed)
     }

@@ -2,13 +2,16 @@
 // SPDX-License-Identifier: MPL-2.0
 
 #![allow(clippy::non_send_fields_in_send_ty)]
-#![doc = include_str!("../README.md")]
+// The README is the crate's documentation, and its Rust snippet a doctest
+// that runs the local engine: the client build leaves both out.
+#![cfg_attr(feature = "local", doc = include_str!("../README.md"))]
 
 // The elements are the plugin's interface; the rest is public for the
 // tests, benches, fuzz targets and examples only.
 #[doc(hidden)]
 pub mod caption;
 pub(crate) mod core;
+#[cfg(feature = "local")]
 #[doc(hidden)]
 pub mod engine;
 #[doc(hidden)]
@@ -23,6 +26,8 @@ pub mod sink;
 pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;
+#[doc(hidden)]
+pub mod voxtral;
 #[doc(hidden)]
 pub mod wording;
 

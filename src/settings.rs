@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use gst::glib;
 use gst::prelude::*;
 
-use crate::engine::{self, Backend, StreamConfig};
 use crate::transcript::{Segmentation, TranscriptConfig};
+use crate::voxtral::{self, StreamConfig};
 use crate::wording::{Dictionary, Profanity, ProfanityMode, SharedRules};
 
 /// What becomes of profane words: the `profanity` property.
@@ -189,17 +189,6 @@ pub enum Overload {
         nick = "queue"
     )]
     Queue = 1,
-}
-
-impl From<BackendChoice> for Backend {
-    fn from(b: BackendChoice) -> Self {
-        match b {
-            BackendChoice::Auto => Backend::Auto,
-            BackendChoice::Cpu => Backend::Cpu,
-            BackendChoice::Cuda => Backend::Cuda,
-            BackendChoice::Vulkan => Backend::Vulkan,
-        }
-    }
 }
 
 /// Marks the enums of the shared properties as plugin API, for the
@@ -384,7 +373,7 @@ impl Settings {
         // Text about a frame appears once the frame, its look-ahead and the
         // delay are in; a word held after that must leave within the
         // latency.
-        let lookahead = engine::samples_to_ns(engine::TOKEN_LOOKAHEAD_SAMPLES);
+        let lookahead = voxtral::samples_to_ns(voxtral::TOKEN_LOOKAHEAD_SAMPLES);
         let delay = self.delay().nseconds() + lookahead;
         // What the delay and two decodes leave of the latency is how long
         // to wait for more of a word.
@@ -395,7 +384,7 @@ impl Settings {
             .saturating_sub(2 * interval);
         TranscriptConfig {
             release_after_ns: budget.max(interval),
-            min_duration_ns: engine::samples_to_ns(engine::FRAME_SAMPLES),
+            min_duration_ns: voxtral::samples_to_ns(voxtral::FRAME_SAMPLES),
             segmentation: match self.output {
                 OutputMode::Words => Segmentation::Words,
                 OutputMode::Lines => Segmentation::Lines {
@@ -410,7 +399,7 @@ impl Settings {
     /// and two decodes).
     pub fn least_latency_ms(&self) -> u32 {
         let lookahead =
-            (engine::TOKEN_LOOKAHEAD_SAMPLES * 1000 / u64::from(engine::SAMPLE_RATE)) as u32;
+            (voxtral::TOKEN_LOOKAHEAD_SAMPLES * 1000 / u64::from(voxtral::SAMPLE_RATE)) as u32;
         self.delay_ms + lookahead + 2 * self.decode_interval_ms
     }
 
@@ -477,8 +466,8 @@ impl Settings {
                 glib::ParamSpecUInt::builder("decode-interval")
                     .nick("Decode interval (ms)")
                     .blurb("Audio gathered between two decodes (ms): the grain of word timestamps and of latency; 80 costs 44% more CPU than 160")
-                    .minimum(*engine::DECODE_INTERVAL_RANGE.start())
-                    .maximum(*engine::DECODE_INTERVAL_RANGE.end())
+                    .minimum(*voxtral::DECODE_INTERVAL_RANGE.start())
+                    .maximum(*voxtral::DECODE_INTERVAL_RANGE.end())
                     .default_value(d.decode_interval_ms)
                     .mutable_ready()
                     .build(),
@@ -633,7 +622,7 @@ impl Settings {
             }
             "delay" => {
                 let ms = value.get().expect("type checked");
-                self.delay_ms = engine::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
+                self.delay_ms = voxtral::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
             }
             "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
             "latency" => self.latency_ms = value.get().expect("type checked"),

@@ -11,6 +11,9 @@
 //! tone, `delay` early by construction: the word of tone frame f belongs at
 //! f x 80 ms - delay (tests/fixtures/README-tone.md, tests/timing.rs).
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use common::cc708::{services_708, services_in_ts};

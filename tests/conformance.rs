@@ -9,6 +9,9 @@
 //! gst-validate itself is not packaged for Debian 12, so a checker on the
 //! pads does its work here.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::PathBuf;

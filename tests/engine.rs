@@ -4,13 +4,15 @@
 //! The engine layer against the real transcribe.cpp library and the tiny
 //! fixture model (one thread, as on a loaded 2-core machine).
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::time::{Duration, Instant};
 
-use gstvoxtralrt::engine::{
-    Backend, Error, ModelSpec, SampleConverter, SampleFormat, Stream, StreamConfig,
-};
+use gstvoxtralrt::engine::{Backend, Error, ModelSpec, Stream};
+use gstvoxtralrt::voxtral::{SampleConverter, SampleFormat, StreamConfig};
 
 fn init() {
     gst::init().unwrap();

@@ -6,6 +6,9 @@
 //! at the same times; silence costs no model step; the gate's edges
 //! (hangover, EOS, flush, holes, live input, music, noise) each behave.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

@@ -28,6 +28,9 @@
 //!   (1.22's parser sets it at construction).
 //! - `transcriberbin` also needs `textwrap` (not in Debian's 1.22 packages).
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use common::{tone_audio, tone_frames, tone_model, truth};

@@ -6,7 +6,7 @@
 //! reads (ETag, X-Linked-Etag, X-Linked-Size, X-Repo-Commit) and Range
 //! support, serving the fixture GGUF. No machine here reaches the real Hub.
 
-#![cfg(feature = "download")]
+#![cfg(all(feature = "local", feature = "download"))]
 
 mod common;
 

@@ -4,6 +4,9 @@
 //! Audio and subtitles into MP4 and QuickTime files with default queues,
 //! read back with qtdemux: every cue keeps its text and its time.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use gst::prelude::*;

@@ -10,6 +10,9 @@
 //! (`common::recognizers::Slow`, through the recognizer seam), the way the
 //! real 4B model runs on a small CPU.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

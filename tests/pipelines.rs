@@ -4,6 +4,9 @@
 //! voxtralrttranscriber in whole pipelines: live sources, muxers, subtitle
 //! files written by gst-launch-1.0.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::time::Duration;

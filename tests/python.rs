@@ -5,6 +5,9 @@
 //! the debug build of the plugin, loaded through GST_PLUGIN_PATH as a user
 //! would, so the README's "From Python" section keeps working.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -26,6 +26,7 @@ fn the_readme_shows_the_main_use_cases() {
     assert!(lines.iter().any(|l| l.contains("mp4mux")));
 }
 
+#[cfg(feature = "local")]
 #[test]
 fn every_gst_launch_line_of_the_readme_runs() {
     let dir = common::readme_dir("readme");

@@ -4,6 +4,9 @@
 //! Long streams, pipeline life, bad input and faults, in reduced form (the
 //! full-length runs are in docs/reliability.md).
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

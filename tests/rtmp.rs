@@ -12,6 +12,9 @@
 //! word "x" per 80 ms frame of 1 kHz tone, tests/fixtures/README-tone.md)
 //! for the sample and the test server's port.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::process::{Command, Output};

@@ -11,6 +11,9 @@
 //! (tests/fixtures/README-tone.md): the words and their places in the audio
 //! are known.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::Path;

@@ -3,6 +3,9 @@
 
 //! voxtralrtsink: messages, the signal, transcript files, EOS and errors.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

@@ -10,6 +10,9 @@
 //! "x" per 80 ms frame of 1 kHz tone, tests/fixtures/README-tone.md) for
 //! the sample and a free port for 7001.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::process::Command;

@@ -7,6 +7,9 @@
 //! writes the word of frame f as token f - D, so its words come out exactly
 //! `delay` early: a word for a tone at time t belongs at t - delay.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use common::tone_model;

@@ -4,6 +4,9 @@
 //! voxtralrttranscriber in harnesses and real pipelines, on the fixture
 //! model with one thread.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::time::{Duration, Instant};

@@ -7,6 +7,9 @@
 //! back off; silence, noise and music never trigger it. Speech is
 //! espeak-ng's, resampled to 16 kHz by the pipeline.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

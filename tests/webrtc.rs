@@ -13,6 +13,9 @@
 //! of its media time 0; so a word of tone frame f belongs at media time
 //! LEAD + truth(f) - origin on that viewer.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use common::cc608::cc1_chars;

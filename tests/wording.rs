@@ -8,6 +8,9 @@
 //! The tiny fixture model says "hello from the tiny voxtral test model"
 //! over and over, whatever it hears.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

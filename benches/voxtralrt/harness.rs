@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gst::prelude::*;
-use gstvoxtralrt::engine::{Stream, StreamConfig};
+use gstvoxtralrt::engine::Stream;
+use gstvoxtralrt::voxtral::StreamConfig;
 
 use crate::options::{die, Opts};
 use crate::{BUFFER_SAMPLES, CAPS, LIVE_BUFFER_SAMPLES, MS, RATE, SECOND};

@@ -253,7 +253,7 @@ pub(crate) fn parse_args(args: &[String]) -> Mode {
         die(&format!("no model file at {}", model.display()));
     }
     let model = model.canonicalize().unwrap_or(model);
-    if gstvoxtralrt::engine::validate_delay(delay_ms).is_err() {
+    if gstvoxtralrt::voxtral::validate_delay(delay_ms).is_err() {
         die(&format!(
             "--delay {delay_ms}: a multiple of 80 up to 1200, or 2400"
         ));

@@ -9,7 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use gstvoxtralrt::engine::{Stream, StreamConfig};
+use gstvoxtralrt::engine::Stream;
+use gstvoxtralrt::voxtral::StreamConfig;
 
 use crate::harness::{init_gst, progress, rss_kib, run_child, Audio, Report};
 use crate::options::{die, Opts};

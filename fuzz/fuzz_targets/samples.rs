@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use gstvoxtralrt::engine::{SampleConverter, SampleFormat};
+use gstvoxtralrt::voxtral::{SampleConverter, SampleFormat};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use super::voice::Frame;
-use crate::engine::{ns_to_samples, samples_to_ns, FRAME_SAMPLES};
+use crate::voxtral::{ns_to_samples, samples_to_ns, FRAME_SAMPLES};
 
 /// A frame with a voice score from this on may be speech. Lower than the
 /// watchdog's: a false "speech" here only costs compute, a missed one

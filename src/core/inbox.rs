@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::engine::{AbortHandle, SAMPLE_RATE};
 use crate::settings::Settings;
+use crate::voxtral::{AbortHandle, SAMPLE_RATE};
 
 use super::stats::SharedStats;
 
@@ -275,7 +275,7 @@ impl Inbox {
         drop(state);
         if dropped > 0 {
             gst::debug!(
-                crate::engine::LOG_CAT,
+                crate::voxtral::LOG_CAT,
                 "a non-flushing seek replaced {dropped} samples of queued audio"
             );
             self.stats.update(|s| {

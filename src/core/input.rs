@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use gst::prelude::*;
 
-use crate::engine::{SampleConverter, SampleFormat, SAMPLE_RATE};
+use crate::voxtral::{SampleConverter, SampleFormat, SAMPLE_RATE};
 
 use super::Core;
 

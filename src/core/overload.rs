@@ -5,8 +5,8 @@
 //! time cannot keep up with. State and decisions only, in nanoseconds and
 //! samples: the worker measures, this decides.
 
-use crate::engine::{ns_to_samples, samples_to_ns};
 use crate::settings::{Overload, Settings};
+use crate::voxtral::{ns_to_samples, samples_to_ns};
 
 /// What the worker sees when the oldest waiting audio is taken.
 #[derive(Debug, Clone, Copy, Default)]

@@ -8,8 +8,8 @@
 use gst::glib;
 use gst::prelude::*;
 
-use crate::engine::samples_to_ns;
 use crate::recognizer::{self, Kind, Notice};
+use crate::voxtral::samples_to_ns;
 
 /// Why a WARNING is posted; each cause has its GStreamer error domain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::engine::{samples_to_ns, SAMPLE_RATE};
+use crate::voxtral::{samples_to_ns, SAMPLE_RATE};
 
 /// A snapshot of the statistics of one element.
 #[derive(Debug, Clone, Default, PartialEq)]

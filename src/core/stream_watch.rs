@@ -5,8 +5,8 @@
 //! is long (at a pause, if one comes soon), and when a model that cannot be
 //! seen to end its stream has heard sound for a long while without writing.
 
-use crate::engine::samples_to_ns;
 use crate::settings::Settings;
+use crate::voxtral::samples_to_ns;
 
 /// Sound louder than this (RMS, -40 dBFS) is something the model should
 /// write about, unless it is music or noise.

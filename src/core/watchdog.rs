@@ -12,7 +12,7 @@
 //! storm.
 
 use super::voice::{Frame, VAD_FRAME};
-use crate::engine::samples_to_ns;
+use crate::voxtral::samples_to_ns;
 
 /// A frame with a voice score from this on is speech. Above earshot's
 /// default 0.5, which held every frame of a sustained synthetic chord for a

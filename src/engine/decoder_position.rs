@@ -18,7 +18,7 @@
 //! version, another model geometry), the watch goes blind for the stream
 //! rather than guess, and says so once.
 
-use super::FRAME_SAMPLES;
+use crate::voxtral::FRAME_SAMPLES;
 
 /// Silence the library puts before the audio: 32 tokens.
 const LEFT_PAD_SAMPLES: u64 = 32 * FRAME_SAMPLES;

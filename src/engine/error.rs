@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::Backend;
+use crate::voxtral::InvalidDelay;
 
 /// Everything that can go wrong when loading a model or running a stream.
 ///
@@ -31,7 +32,7 @@ pub enum Error {
     BackendUnavailable { backend: Backend, detail: String },
     /// The model or its buffers do not fit in memory.
     OutOfMemory { detail: String },
-    /// The stream was stopped through its [`AbortHandle`](super::AbortHandle).
+    /// The stream was stopped through its [`AbortHandle`](crate::voxtral::AbortHandle).
     Aborted,
     /// A delay that the model was not trained for.
     InvalidDelay { ms: u32 },
@@ -108,10 +109,7 @@ impl fmt::Display for Error {
                 with_detail(f, detail)
             }
             Error::Aborted => write!(f, "the stream was aborted"),
-            Error::InvalidDelay { ms } => write!(
-                f,
-                "delay {ms} ms is not supported: use a multiple of 80 from 80 to 1200, or 2400"
-            ),
+            Error::InvalidDelay { ms } => InvalidDelay { ms: *ms }.fmt(f),
             Error::Engine {
                 operation,
                 status,
@@ -125,3 +123,9 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<InvalidDelay> for Error {
+    fn from(e: InvalidDelay) -> Self {
+        Error::InvalidDelay { ms: e.ms }
+    }
+}

@@ -15,13 +15,9 @@ use std::sync::{LazyLock, Once};
 
 use transcribe_cpp_sys as ffi;
 
-pub static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
-    gst::DebugCategory::new(
-        "voxtralrt-engine",
-        gst::DebugColorFlags::empty(),
-        Some("transcribe.cpp engine used by the voxtralrt elements"),
-    )
-});
+/// The engines' category (in [`crate::voxtral`]), which the bridge writes
+/// the library's lines to.
+pub(crate) use crate::voxtral::LOG_CAT as CAT;
 
 thread_local! {
     /// `Some` while [`capture`] runs on this thread.

@@ -5,123 +5,28 @@
 
 use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 
 use transcribe_cpp_sys as ffi;
 
 use super::decoder_position::{DecoderProgress, Verdict};
 use super::model::engine_error;
 use super::pool::{ModelLease, ModelPool};
-use super::{log, Error, Model, ModelSpec, FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE};
-
-/// Audio that must be in, beyond the delay, before the token of a frame can
-/// be decoded: the 80 ms frame itself and the rest of its last mel window
-/// (15 ms). Measured with the timing fixture (tests/fixtures/README-tone.md):
-/// the token of frame `f` appears once `1280 f + 1520` samples are fed.
-pub const TOKEN_LOOKAHEAD_SAMPLES: u64 = 1520;
+use super::{log, Error, Model, ModelSpec};
+use crate::voxtral::{
+    validate_delay, AbortHandle, StreamConfig, TextUpdate, FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE,
+    TOKEN_LOOKAHEAD_SAMPLES,
+};
 
 /// Decodes fall this far past a whole number of decode intervals: where a
 /// frame's token has just become decodable (its look-ahead past the frame's
 /// end), so no decode waits most of a frame for nothing.
 const DECODE_PHASE_SAMPLES: u64 = TOKEN_LOOKAHEAD_SAMPLES - FRAME_SAMPLES;
 
-/// Checks a transcription delay against the values the model was trained
-/// for: a multiple of 80 ms from 80 to 1200 ms, or 2400 ms.
-pub fn validate_delay(ms: u32) -> Result<u32, Error> {
-    let on_grid = ms % FRAME_MS == 0 && (FRAME_MS..=1200).contains(&ms);
-    if on_grid || ms == 2400 {
-        Ok(ms)
-    } else {
-        Err(Error::InvalidDelay { ms })
-    }
-}
-
-/// The bounds of the decode interval, in milliseconds.
-pub const DECODE_INTERVAL_RANGE: std::ops::RangeInclusive<u32> = 40..=10_000;
-
-/// How a stream is run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StreamConfig {
-    /// The model's transcription delay (see [`validate_delay`]).
-    pub delay_ms: u32,
-    /// How much audio is gathered before the model decodes.
-    pub decode_interval_ms: u32,
-}
-
-impl Default for StreamConfig {
-    fn default() -> Self {
-        Self {
-            delay_ms: 480,
-            decode_interval_ms: 160,
-        }
-    }
-}
-
-impl StreamConfig {
-    /// Samples in one decode interval.
-    pub fn interval_samples(&self) -> usize {
-        (self.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
-    }
-}
-
-/// Lets another thread stop a running feed or finalize promptly. The flag
-/// stays set until [`Stream::reset`] or [`Stream::begin`] with
-/// [`AbortHandle::clear`].
-#[derive(Debug, Clone, Default)]
-pub struct AbortHandle(Arc<AbortFlag>);
-
-#[derive(Debug, Default)]
-struct AbortFlag {
-    aborted: AtomicBool,
-    polls: AtomicU64,
-}
-
-impl AbortHandle {
-    pub fn abort(&self) {
-        self.0.aborted.store(true, Ordering::SeqCst);
-    }
-
-    pub fn is_aborted(&self) -> bool {
-        self.0.aborted.load(Ordering::SeqCst)
-    }
-
-    pub fn clear(&self) {
-        self.0.aborted.store(false, Ordering::SeqCst);
-    }
-
-    fn polls(&self) -> u64 {
-        self.0.polls.load(Ordering::Relaxed)
-    }
-}
-
 unsafe extern "C" fn poll_abort(user_data: *mut c_void) -> bool {
-    // SAFETY: `user_data` is the `AbortFlag` inside the stream's
-    // `AbortHandle`, kept alive by the stream for as long as the callback is
-    // installed.
-    let flag = unsafe { &*(user_data as *const AbortFlag) };
-    flag.polls.fetch_add(1, Ordering::Relaxed);
-    flag.aborted.load(Ordering::SeqCst)
-}
-
-/// New text from one decode of the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextUpdate {
-    /// Text appended to the transcript by this decode (may be empty).
-    pub text: String,
-    /// Samples fed to the stream, in total, when the text was published.
-    pub audio_end: u64,
-    /// The end of the audio the text so far is about, counted like
-    /// `audio_end`: the end of the last 80 ms frame the model has decoded
-    /// (the delay and the look-ahead behind `audio_end`), or `audio_end`
-    /// itself after `finalize`.
-    pub heard_until: u64,
-    /// True for the update of `finalize`, after which no text follows.
-    pub is_final: bool,
-    /// Where the model ended its stream on its own during this decode: each
-    /// time the stream went on in a new one from that sample (counted like
-    /// `audio_end`), replaying the audio the model had not transcribed.
-    pub resumed_from: Vec<u64>,
+    // SAFETY: `user_data` is the stream's boxed `AbortHandle`, kept alive by
+    // the stream for as long as the callback is installed.
+    let handle = unsafe { &*(user_data as *const AbortHandle) };
+    handle.poll()
 }
 
 /// Where the stream is in its life.
@@ -140,7 +45,8 @@ pub struct Stream {
     /// The lease's session; it is not replaced while the stream holds the
     /// lease.
     session: NonNull<ffi::transcribe_session>,
-    abort: AbortHandle,
+    /// Boxed: the library's abort callback holds its address.
+    abort: Box<AbortHandle>,
     config: StreamConfig,
     state: StreamState,
     /// Audio gathered until a whole decode interval is there.
@@ -178,15 +84,15 @@ impl Stream {
     /// and prepares a session with `n_threads` (0 = all CPUs).
     pub fn open(spec: &ModelSpec, n_threads: u32) -> Result<Stream, Error> {
         let mut lease = ModelPool::global().acquire(spec)?;
-        let abort = AbortHandle::default();
+        let abort = Box::new(AbortHandle::default());
         let session = lease.instance().session(n_threads)?.as_ptr();
-        // SAFETY: the flag outlives the callback: it is cleared in Drop before
-        // the session goes back to the pool.
+        // SAFETY: the handle outlives the callback: it is cleared in Drop
+        // before the session goes back to the pool.
         unsafe {
             ffi::transcribe_set_abort_callback(
                 session,
                 Some(poll_abort),
-                Arc::as_ptr(&abort.0) as *mut c_void,
+                &*abort as *const AbortHandle as *mut c_void,
             )
         };
         Ok(Stream {
@@ -221,7 +127,7 @@ impl Stream {
     }
 
     pub fn abort_handle(&self) -> AbortHandle {
-        self.abort.clone()
+        AbortHandle::clone(&self.abort)
     }
 
     pub fn config(&self) -> StreamConfig {
@@ -664,20 +570,6 @@ pub(crate) fn decode_utf8_prefix(bytes: &[u8], last: bool) -> (String, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn delays_on_the_trained_grid_are_accepted() {
-        for ms in (80..=1200).step_by(80).chain([2400]) {
-            assert_eq!(validate_delay(ms), Ok(ms));
-        }
-    }
-
-    #[test]
-    fn other_delays_are_refused() {
-        for ms in [0, 40, 100, 479, 1280, 2000, 4800] {
-            assert_eq!(validate_delay(ms), Err(Error::InvalidDelay { ms }));
-        }
-    }
 
     #[test]
     fn a_split_character_waits_for_its_last_byte() {

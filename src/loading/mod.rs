@@ -12,25 +12,25 @@
 //!   core starts).
 //!
 //! Names, presets and the Hub cache need no GStreamer and no transcribe.cpp:
-//! `src/engine/` stays the only code that calls the C library.
+//! `src/engine/` stays the only code that calls the C library. Without the
+//! `local` feature (the client build) engine=local is an ERROR at start.
 
+#[cfg(feature = "local")]
 mod fetch;
 #[cfg(feature = "download")]
 pub mod hub;
+#[cfg(feature = "local")]
+mod local;
 mod names;
 mod presets;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
-
-use gst::prelude::*;
 
 pub use names::{FileChoice, HubFile, ModelRef};
 pub use presets::{preset, preset_names, Preset, PRESETS, PRESET_REPO};
 
-use crate::engine::{ModelSpec, Stream};
 use crate::recognizer::{Recognizer, Wrapper};
 use crate::settings::{EngineChoice, Settings};
 
@@ -39,6 +39,7 @@ pub(crate) enum Loaded {
     Ready(Box<dyn Recognizer>),
     /// Downloading: the recognizer comes on `receiver` (`Err`: it could not
     /// be had, and the ERROR is posted); `cancel` stops the download.
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
     Coming {
         receiver: Receiver<Result<Box<dyn Recognizer>, ()>>,
         cancel: Arc<AtomicBool>,
@@ -58,21 +59,23 @@ pub(crate) fn load(
     if settings.engine == EngineChoice::Vllm {
         return Ok(Loaded::Ready(wrap(remote(element, settings)?)));
     }
-    let spec = model_spec(settings)?;
-    if background {
-        if let Some(file) = fetch::uncached_hub_file(&spec.path)? {
-            return Ok(download(element, settings, file, wrapper.cloned()));
-        }
-    }
-    let path = fetch::local_model_path(element, &spec.path)?;
-    let stream = open(element, settings, path)?;
-    gst::info!(
-        crate::engine::LOG_CAT,
-        obj = element,
-        "model loaded, running on {}",
-        stream.backend_name()
-    );
-    Ok(Loaded::Ready(wrap(Box::new(stream))))
+    load_local(element, settings, wrapper, background)
+}
+
+#[cfg(feature = "local")]
+use local::load as load_local;
+
+/// engine=local in the client build: an ERROR that names the ways out.
+#[cfg(not(feature = "local"))]
+fn load_local(
+    _element: &gst::Element,
+    _settings: &Settings,
+    _wrapper: Option<&Wrapper>,
+    _background: bool,
+) -> Result<Loaded, gst::ErrorMessage> {
+    Err(crate::core::report::error_message(
+        &crate::recognizer::Error::NoLocalEngine,
+    ))
 }
 
 /// `recognizer` in what tests wrap it in, if anything.
@@ -81,102 +84,6 @@ fn wrapped(wrapper: Option<&Wrapper>, recognizer: Box<dyn Recognizer>) -> Box<dy
         Some(wrap) => wrap(recognizer),
         None => recognizer,
     }
-}
-
-/// The model file the settings name, or why there is none: `model-path`
-/// wins; a name stands for its `hf://` reference.
-fn model_spec(settings: &Settings) -> Result<ModelSpec, gst::ErrorMessage> {
-    let by_name = || {
-        let name = settings.model.as_deref().filter(|m| !m.is_empty())?;
-        match ModelRef::from_model_name(name).ok()? {
-            ModelRef::Hub(file) => Some(PathBuf::from(file.to_string())),
-            ModelRef::Path(path) => Some(path),
-        }
-    };
-    let path = settings
-        .model_path
-        .clone()
-        .filter(|p| !p.as_os_str().is_empty())
-        .or_else(by_name)
-        .ok_or_else(|| {
-            gst::error_msg!(
-                gst::ResourceError::NotFound,
-                ("{}", crate::engine::Error::NoModelPath)
-            )
-        })?;
-    Ok(ModelSpec {
-        path,
-        backend: settings.backend.into(),
-        device: u32::try_from(settings.device).ok(),
-    })
-}
-
-/// Loads the local file at `path` with the settings' backend and threads,
-/// posting Progress messages around the load.
-fn open(
-    element: &gst::Element,
-    settings: &Settings,
-    path: PathBuf,
-) -> Result<Stream, gst::ErrorMessage> {
-    let spec = ModelSpec {
-        path,
-        ..model_spec(settings)?
-    };
-    let progress = |kind, text: &str| {
-        let _ = element.post_message(
-            gst::message::Progress::builder(kind, "load-model", text)
-                .src(element)
-                .build(),
-        );
-    };
-    progress(gst::ProgressType::Start, "Loading the Voxtral model");
-    let result = Stream::open(&spec, settings.threads);
-    match &result {
-        Ok(_) => progress(gst::ProgressType::Complete, "Model loaded"),
-        Err(_) => progress(gst::ProgressType::Error, "Model load failed"),
-    }
-    result.map_err(|e| {
-        use crate::engine::Error;
-        let domain = match e {
-            Error::ModelMissing { .. } | Error::NoModelPath => gst::ResourceError::NotFound,
-            Error::ModelUnreadable { .. } => gst::ResourceError::OpenRead,
-            Error::OutOfMemory { .. } => gst::ResourceError::NoSpaceLeft,
-            _ => gst::ResourceError::Settings,
-        };
-        gst::error_msg!(domain, ("{}", e))
-    })
-}
-
-/// Downloads the model on a thread of its own and loads it there: the
-/// state change does not wait, and the cancel flag stops it.
-fn download(
-    element: &gst::Element,
-    settings: &Settings,
-    file: HubFile,
-    wrapper: Option<Wrapper>,
-) -> Loaded {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    let cancel = Arc::new(AtomicBool::new(false));
-    let stop = cancel.clone();
-    let (element, settings) = (element.clone(), settings.clone());
-    std::thread::Builder::new()
-        .name("voxtralrt-download".into())
-        .spawn(move || {
-            let loaded = fetch::fetch(&element, &file, &stop)
-                .and_then(|path| open(&element, &settings, path));
-            let sent = match loaded {
-                Ok(stream) => sender.send(Ok(wrapped(wrapper.as_ref(), Box::new(stream)))),
-                Err(msg) => {
-                    if !stop.load(Ordering::Relaxed) {
-                        element.post_error_message(msg);
-                    }
-                    sender.send(Err(()))
-                }
-            };
-            drop(sent);
-        })
-        .expect("spawning the model download");
-    Loaded::Coming { receiver, cancel }
 }
 
 /// The vLLM client for the settings, with a WARNING for the local-only

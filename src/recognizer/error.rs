@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::engine;
+use crate::voxtral::InvalidDelay;
 
 /// Why a recognizer failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,10 +13,16 @@ pub enum Error {
     /// Stopped through the [`AbortHandle`](super::AbortHandle): a flush or a
     /// state change, not trouble.
     Aborted,
-    /// The local engine (transcribe.cpp) failed.
-    Engine(engine::Error),
+    /// The local engine (transcribe.cpp) failed (see `local.rs`).
+    #[cfg(feature = "local")]
+    Engine(crate::engine::Error),
+    /// engine=local in a build without the `local` feature (a client of
+    /// vLLM servers only).
+    NoLocalEngine,
     /// The remote engine (a vLLM server) failed.
     Remote(crate::remote::Error),
+    /// A delay the model was not trained for.
+    InvalidDelay(InvalidDelay),
     /// Anything else, e.g. from a recognizer made for tests.
     Other {
         operation: &'static str,
@@ -34,23 +40,10 @@ impl Error {
     pub fn kind(&self) -> Kind {
         match self {
             Error::Aborted | Error::Other { .. } => Kind::Library,
-            Error::Engine(e) => match e {
-                engine::Error::NoModelPath | engine::Error::ModelMissing { .. } => Kind::NotFound,
-                engine::Error::BackendUnavailable { .. } | engine::Error::InvalidDelay { .. } => {
-                    Kind::Settings
-                }
-                _ => Kind::Library,
-            },
+            #[cfg(feature = "local")]
+            Error::Engine(e) => super::local::kind(e),
+            Error::NoLocalEngine | Error::InvalidDelay(_) => Kind::Settings,
             Error::Remote(e) => e.kind(),
-        }
-    }
-}
-
-impl From<engine::Error> for Error {
-    fn from(e: engine::Error) -> Self {
-        match e {
-            engine::Error::Aborted => Error::Aborted,
-            e => Error::Engine(e),
         }
     }
 }
@@ -64,12 +57,27 @@ impl From<crate::remote::Error> for Error {
     }
 }
 
+impl From<InvalidDelay> for Error {
+    fn from(e: InvalidDelay) -> Self {
+        Error::InvalidDelay(e)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Aborted => write!(f, "the stream was aborted"),
+            #[cfg(feature = "local")]
             Error::Engine(e) => e.fmt(f),
+            Error::NoLocalEngine => write!(
+                f,
+                "this build of the voxtralrt plugin has no local engine (it was built without \
+                 the cargo feature \"local\", so without transcribe.cpp): set engine=vllm and \
+                 url=ws://HOST:PORT/v1/realtime to use a vLLM server, or rebuild the plugin \
+                 with the \"local\" feature (on by default; meson: -Dlocal-engine=enabled)"
+            ),
             Error::Remote(e) => e.fmt(f),
+            Error::InvalidDelay(e) => e.fmt(f),
             Error::Other { operation, reason } => write!(f, "{operation} failed: {reason}"),
         }
     }

@@ -3,8 +3,28 @@
 
 //! The local engine as a recognizer: transcribe.cpp in this process.
 
-use super::{AbortHandle, Error, Recognizer, StreamConfig, TextUpdate};
-use crate::engine::Stream;
+use super::{AbortHandle, Error, Kind, Recognizer, StreamConfig, TextUpdate};
+use crate::engine::{self, Stream};
+
+impl From<engine::Error> for Error {
+    fn from(e: engine::Error) -> Self {
+        match e {
+            engine::Error::Aborted => Error::Aborted,
+            e => Error::Engine(e),
+        }
+    }
+}
+
+/// The kind of a local engine's failure.
+pub(super) fn kind(e: &engine::Error) -> Kind {
+    match e {
+        engine::Error::NoModelPath | engine::Error::ModelMissing { .. } => Kind::NotFound,
+        engine::Error::BackendUnavailable { .. } | engine::Error::InvalidDelay { .. } => {
+            Kind::Settings
+        }
+        _ => Kind::Library,
+    }
+}
 
 impl Recognizer for Stream {
     fn backend_name(&self) -> String {

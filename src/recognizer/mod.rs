@@ -6,18 +6,19 @@
 //!
 //! A recognizer takes audio (f32, 16 kHz, mono) and gives text updates, each
 //! with the audio position it describes. The local transcribe.cpp stream
-//! ([`crate::engine::Stream`]) and the vLLM realtime client
-//! ([`crate::remote`]) are the two implementations; tests plug in their own
-//! by wrapping one ([`Wrapper`]).
+//! (`crate::engine::Stream`, with the `local` feature) and the vLLM
+//! realtime client ([`crate::remote`]) are the two implementations; tests
+//! plug in their own by wrapping one ([`Wrapper`]).
 
 mod error;
 pub(crate) mod error_kind;
+#[cfg(feature = "local")]
 mod local;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::engine::{AbortHandle, StreamConfig, TextUpdate};
+pub use crate::voxtral::{AbortHandle, StreamConfig, TextUpdate};
 pub use error::{Error, Kind};
 
 /// One transcription engine behind the worker.

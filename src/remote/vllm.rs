@@ -22,8 +22,8 @@ use super::protocol::{self, Event};
 use super::rack::Rack;
 use super::socket::{Read, Socket};
 use super::{Error, ServerConfig};
-use crate::engine::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
 use crate::recognizer::{self, AbortHandle, Notice, Recognizer, StreamConfig, TextUpdate};
+use crate::voxtral::{FRAME_SAMPLES as FRAME, SAMPLE_RATE};
 
 /// Audio past a frame's end, beyond the delay, after which a feed waits for
 /// the frame's delta: vLLM decodes a frame once 2.5 ms of look-ahead are in
@@ -223,7 +223,7 @@ impl VllmRecognizer {
     /// first if it does not.
     fn open_socket(&mut self, server: usize) -> Result<Socket, Interrupted> {
         let url = self.rack.url(server).to_owned();
-        gst::debug!(crate::engine::LOG_CAT, "vLLM: connecting to {url}");
+        gst::debug!(crate::voxtral::LOG_CAT, "vLLM: connecting to {url}");
         let key = self.config.api_key.as_deref();
         let mut socket = Socket::connect(&url, key, self.config.server_timeout)?;
         let sent = socket
@@ -371,7 +371,7 @@ impl VllmRecognizer {
     /// there on.
     fn start_utterance(&mut self, start: u64) -> Result<(), Dropped> {
         gst::debug!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM: new utterance from {} ms, {} ms to send again",
             start * 1000 / u64::from(SAMPLE_RATE),
             (self.sent - start) * 1000 / u64::from(SAMPLE_RATE)
@@ -418,7 +418,7 @@ impl VllmRecognizer {
             self.server_failed(server, &dropped.0);
         }
         gst::info!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM connection to {left_url} lost ({}); reconnecting",
             dropped.0
         );
@@ -541,7 +541,7 @@ impl VllmRecognizer {
         let u = self.utterance.as_mut().expect("an utterance answers");
         u.answered += 1;
         gst::trace!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "vLLM: delta {} {text:?} with {} samples sent",
             u.answered - 1,
             self.sent - u.start
@@ -642,7 +642,7 @@ impl VllmRecognizer {
                     // server's max_model_len.
                     let from = self.first_unanswered();
                     gst::info!(
-                        crate::engine::LOG_CAT,
+                        crate::voxtral::LOG_CAT,
                         "the vLLM session ended on its own at {} ms; going on in a new one",
                         from * 1000 / u64::from(SAMPLE_RATE)
                     );
@@ -693,7 +693,7 @@ impl VllmRecognizer {
             (DelayCheck::Agreed, _) => Ok(()),
             (DelayCheck::Unknown, 0) if self.frames_due() > 0 => {
                 gst::debug!(
-                    crate::engine::LOG_CAT,
+                    crate::voxtral::LOG_CAT,
                     "vLLM: no delta {} ms after the first was due; measuring the server's delay",
                     DELAY_PROBE_GRACE.as_millis()
                 );
@@ -726,7 +726,7 @@ impl VllmRecognizer {
                 let ours = self.stream.delay_ms;
                 let server = self.measured_delay_ms();
                 gst::info!(
-                    crate::engine::LOG_CAT,
+                    crate::voxtral::LOG_CAT,
                     "vLLM: the server's delay measures {server} ms, delay is {ours} ms"
                 );
                 if caught_up < self.frames_due() {
@@ -771,7 +771,7 @@ impl Recognizer for VllmRecognizer {
     }
 
     fn begin(&mut self, config: StreamConfig) -> Result<(), recognizer::Error> {
-        crate::engine::validate_delay(config.delay_ms)?;
+        crate::voxtral::validate_delay(config.delay_ms)?;
         self.reset();
         self.stream = config;
         if !self.connected_once {

@@ -12,6 +12,7 @@ pub mod process;
 pub mod readback;
 pub mod recognizers;
 pub mod remote;
+pub mod tone_stand_in;
 pub mod vllm_double;
 
 use std::path::PathBuf;
@@ -116,8 +117,29 @@ pub fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Runs `cargo build ARGS` in the profile of this test binary and returns
-/// that profile's output directory.
+/// This test binary's cargo features, as arguments that build the plugin
+/// with the same ones (so the client build's tests never build
+/// transcribe.cpp).
+pub fn feature_args() -> Vec<String> {
+    let features: Vec<&str> = [
+        ("local", cfg!(feature = "local")),
+        ("download", cfg!(feature = "download")),
+        ("vllm", cfg!(feature = "vllm")),
+        ("cuda", cfg!(feature = "cuda")),
+        ("vulkan", cfg!(feature = "vulkan")),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    vec![
+        "--no-default-features".into(),
+        "--features".into(),
+        features.join(","),
+    ]
+}
+
+/// Runs `cargo build ARGS` in the profile of this test binary, with its
+/// features, and returns that profile's output directory.
 pub fn cargo_build(args: &[&str]) -> PathBuf {
     let dir = profile_dir();
     let profile = match dir.file_name().and_then(|n| n.to_str()) {
@@ -150,6 +172,7 @@ pub fn cargo_build(args: &[&str]) -> PathBuf {
     let status = command
         .arg("build")
         .args(args)
+        .args(feature_args())
         .args(["--profile", &profile])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
@@ -222,8 +245,10 @@ pub fn text_of(buffer: &gst::Buffer) -> String {
 }
 
 /// The engine's own text for `samples`, run the way the element runs it.
+#[cfg(feature = "local")]
 pub fn engine_text(samples: &[f32], delay_ms: u32, decode_interval_ms: u32) -> String {
-    use gstvoxtralrt::engine::{ModelSpec, Stream, StreamConfig};
+    use gstvoxtralrt::engine::{ModelSpec, Stream};
+    use gstvoxtralrt::voxtral::StreamConfig;
     let mut stream = Stream::open(&ModelSpec::new(tiny_model()), 1).unwrap();
     stream
         .begin(StreamConfig {

@@ -4,7 +4,9 @@
 //! A vLLM realtime server double on 127.0.0.1, faithful to vLLM 0.32's
 //! protocol (`entrypoints/speech_to_text/realtime/connection.py`) and backed
 //! by the real engine with a fixture model, so the remote path's words and
-//! times can be checked against known ones.
+//! times can be checked against known ones. The client build (no `local`
+//! feature) has no engine: there the tone fixture's stand-in
+//! (`common::tone_stand_in`) runs instead.
 //!
 //! Like vLLM: `session.created` on connect; `session.update {model}` checked
 //! (`model_not_found`), no reply on success; `commit` starts an utterance;
@@ -23,8 +25,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[cfg(not(feature = "local"))]
+use super::tone_stand_in::{ModelSpec, Stream};
 use base64::Engine as _;
-use gstvoxtralrt::engine::{ModelSpec, Stream, StreamConfig};
+#[cfg(feature = "local")]
+use gstvoxtralrt::engine::{ModelSpec, Stream};
+use gstvoxtralrt::voxtral::StreamConfig;
 use serde_json::{json, Value};
 use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::{Message, WebSocket};

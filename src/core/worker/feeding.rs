@@ -6,10 +6,10 @@
 
 use std::time::Instant;
 
-use crate::engine::{ns_to_samples, samples_to_ns};
 use crate::recognizer::TextUpdate;
 use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
+use crate::voxtral::{ns_to_samples, samples_to_ns};
 
 use super::super::gate::{Closed, Gate, Open};
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
@@ -283,7 +283,7 @@ impl Worker {
         }
         let next_base = self.expected_position().unwrap_or(0);
         gst::info!(
-            crate::engine::LOG_CAT,
+            crate::voxtral::LOG_CAT,
             "no text for {} s of sound: the model may have ended its stream, starting a new one",
             STOPPED_MODEL_AFTER_NS / 1_000_000_000
         );

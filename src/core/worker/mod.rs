@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::samples_to_ns;
 use crate::recognizer::{self, Recognizer, StreamConfig};
 use crate::settings::{Settings, MAX_FILLED_HOLE};
 use crate::transcript::{Transcript, TranscriptConfig};
+use crate::voxtral::samples_to_ns;
 use crate::wording::SharedRules;
 
 mod feeding;
@@ -365,7 +365,7 @@ impl Worker {
         let skip = self.overload.must_skip(&situation, age);
         if skip {
             gst::info!(
-                crate::engine::LOG_CAT,
+                crate::voxtral::LOG_CAT,
                 "{} ms of live audio waiting, the oldest older than the latency: skipping",
                 situation.lag_ns / 1_000_000
             );

@@ -1,9 +1,9 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Conversion of raw audio bytes into the f32 samples the engine takes.
+//! Conversion of raw audio bytes into the f32 samples the engines take.
 //!
-//! The library rejects a whole feed if one sample is NaN or infinite, so such
+//! transcribe.cpp rejects a whole feed if one sample is NaN or infinite, so such
 //! samples are replaced by silence here and counted, instead of failing.
 
 /// The raw sample formats the elements accept.

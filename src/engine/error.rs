@@ -95,15 +95,11 @@ impl fmt::Display for Error {
                 "{} ('{arch}') does not accept the Voxtral Realtime streaming parameters",
                 path.display()
             ),
-            Error::BackendUnavailable { backend, detail } => {
-                write!(
-                    f,
-                    "backend '{}' is not available: it was not compiled in or no device was found; \
-                     use backend=auto or backend=cpu",
-                    backend.nick()
-                )?;
-                with_detail(f, detail)
-            }
+            Error::BackendUnavailable { backend, detail } => write!(
+                f,
+                "backend '{}' cannot be used: {detail}; or use backend=auto or backend=cpu",
+                backend.nick()
+            ),
             Error::OutOfMemory { detail } => {
                 write!(f, "out of memory while loading or running the model")?;
                 with_detail(f, detail)

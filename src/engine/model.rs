@@ -301,30 +301,89 @@ fn check_file(path: &Path) -> Result<FrameGeometry, Error> {
 }
 
 fn check_backend(spec: &ModelSpec) -> Result<(), Error> {
-    if !spec.backend.is_available() {
-        return Err(Error::BackendUnavailable {
-            backend: spec.backend,
-            detail: String::from("this build has no such backend, or it found no device"),
-        });
+    if spec.backend.is_available() {
+        return Ok(());
     }
-    Ok(())
+    let detail = match build_hint(spec.backend) {
+        Some(hint) => format!("this plugin was built without it: {hint}"),
+        None => format!(
+            "no {} device was found; devices: {}",
+            spec.backend.nick(),
+            devices_found()
+        ),
+    };
+    Err(Error::BackendUnavailable {
+        backend: spec.backend,
+        detail,
+    })
+}
+
+/// How to build with `backend`, if this build lacks it.
+fn build_hint(backend: Backend) -> Option<&'static str> {
+    match backend {
+        Backend::Cuda if !cfg!(feature = "cuda") => Some(
+            "build with `cargo build --release --features cuda` or `meson setup -Dcuda=enabled` \
+             (needs the CUDA toolkit, README \"GPU backends\")",
+        ),
+        Backend::Vulkan if !cfg!(feature = "vulkan") => Some(
+            "build with `cargo build --release --features vulkan` or `meson setup -Dvulkan=enabled` \
+             (needs Vulkan headers 1.3.272 or newer and glslc: Debian 13, SETUP_VULKAN=1 \
+             scripts/setup; README \"GPU backends\")",
+        ),
+        _ => None,
+    }
+}
+
+/// The devices the runtime has, by index, name and kind.
+fn devices_found() -> String {
+    // SAFETY: plain queries; handles and their strings are runtime-owned and
+    // live for the process.
+    let names: Vec<String> = unsafe {
+        (0..ffi::transcribe_device_count())
+            .filter_map(|i| {
+                let device = ffi::transcribe_device_get(i);
+                let mut info = std::mem::MaybeUninit::<ffi::transcribe_device_info>::zeroed();
+                ffi::transcribe_device_info_init(info.as_mut_ptr());
+                let mut info = info.assume_init();
+                if device.is_null()
+                    || ffi::transcribe_device_get_info(device, &mut info)
+                        != ffi::transcribe_status::TRANSCRIBE_OK
+                {
+                    return None;
+                }
+                let text = |p: *const std::os::raw::c_char| {
+                    if p.is_null() {
+                        String::new()
+                    } else {
+                        std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+                    }
+                };
+                Some(format!(
+                    "{i}: {} {} ({})",
+                    text(info.name),
+                    text(info.description),
+                    text(info.kind)
+                ))
+            })
+            .collect()
+    };
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
 }
 
 fn device_handle(spec: &ModelSpec) -> Result<ffi::transcribe_device_t, Error> {
     let Some(index) = spec.device else {
         return Ok(std::ptr::null_mut());
     };
-    // SAFETY: plain queries; handles are owned by the runtime.
-    let (handle, count) = unsafe {
-        (
-            ffi::transcribe_device_get(index as i32),
-            ffi::transcribe_device_count(),
-        )
-    };
+    // SAFETY: a plain query; handles are owned by the runtime.
+    let handle = unsafe { ffi::transcribe_device_get(index as i32) };
     if handle.is_null() {
         return Err(Error::BackendUnavailable {
             backend: spec.backend,
-            detail: format!("there is no device {index}; this machine has {count} (0..{count})"),
+            detail: format!("there is no device {index}; devices: {}", devices_found()),
         });
     }
     Ok(handle)

@@ -56,7 +56,7 @@ fn run(
 ) -> Result<Vec<(u64, String)>, String> {
     common::init_plugin();
     let line = format!(
-        "{source} ! voxtralrttranscriber model-path={model} threads=1 {props} ! \
+        "{source} ! voxtralrttranscriber name=t model-path={model} threads=1 {props} ! \
          fakesink name=out signal-handoffs=true sync=false"
     );
     let pipeline = gst::parse::launch(&line)
@@ -83,9 +83,18 @@ fn run(
         let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     }
     let end = common::run_to_end(pipeline.upcast_ref(), std::time::Duration::from_secs(120));
+    let stats = pipeline
+        .by_name("t")
+        .unwrap()
+        .property::<gst::Structure>("stats");
     pipeline.set_state(gst::State::Null).unwrap();
     if let gst::MessageView::Error(e) = end.view() {
         return Err(e.error().to_string());
+    }
+    // The model ran where it was asked to (no silent fall-back to the CPU).
+    let ran_on = stats.get::<String>("backend").unwrap().to_lowercase();
+    if let Some(asked) = props.split_whitespace().find_map(|p| p.strip_prefix("backend=")) {
+        assert!(ran_on.contains(asked), "asked for {asked}, ran on {ran_on}");
     }
     let words = out
         .lock()
@@ -145,7 +154,10 @@ fn a_device_that_does_not_exist_is_an_error_naming_the_devices_found() {
     )
     .expect_err("device 99 does not exist");
     assert!(error.contains("no device 99"), "{error}");
-    assert!(error.contains(&backend), "the devices are named: {error}");
+    assert!(
+        error.contains(&format!("({backend})")),
+        "the devices are named, a {backend} one among them: {error}"
+    );
 }
 
 #[test]

@@ -93,7 +93,10 @@ fn run(
     }
     // The model ran where it was asked to (no silent fall-back to the CPU).
     let ran_on = stats.get::<String>("backend").unwrap().to_lowercase();
-    if let Some(asked) = props.split_whitespace().find_map(|p| p.strip_prefix("backend=")) {
+    if let Some(asked) = props
+        .split_whitespace()
+        .find_map(|p| p.strip_prefix("backend="))
+    {
         assert!(ran_on.contains(asked), "asked for {asked}, ran on {ran_on}");
     }
     let words = out

@@ -14,6 +14,9 @@
 //! each burst one pop-on caption: a cut at a boundary shows as a caption
 //! short of words, a repeat as an extra caption.
 
+// Every test here runs the local engine (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -409,7 +409,7 @@ fn an_unavailable_backend_is_an_error_at_start() {
     assert!(
         e.error()
             .to_string()
-            .contains("backend 'cuda' is not available"),
+            .contains("backend 'cuda' cannot be used"),
         "{}",
         e.error()
     );

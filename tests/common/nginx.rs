@@ -48,7 +48,7 @@ impl Nginx {
             nginx.exists(),
             "nginx is not installed (Debian package nginx; scripts/setup installs it)"
         );
-        let dir = super::scratch_dir(&format!("nginx-{name}"));
+        let dir = super::scratch_dir(&format!("nginx-{name}-{port}"));
         let conf = format!(
             "pid {dir}/nginx.pid;\n\
              error_log {dir}/error.log info;\n\

@@ -119,7 +119,7 @@ impl Gate {
         if self.hears_speech(frames) {
             self.quiet_ns = 0;
             return Open::Feed {
-                held: self.kept.drain(..).collect(),
+                held: self.take_held(),
             };
         }
         self.quiet_ns += samples_to_ns(samples.len() as u64);

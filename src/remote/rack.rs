@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::socket::check_url;
+use super::socket::{check_url, Endpoint};
 use super::Error;
 
 const FIRST_REST: Duration = Duration::from_secs(5);
@@ -137,7 +137,8 @@ fn parse_list(list: &str, with_key: bool) -> Result<Vec<String>, Error> {
             });
         }
         let endpoint = check_url(entry, with_key)?;
-        if let Some(j) = endpoints.iter().position(|e| *e == endpoint) {
+        let same_server = |e: &Endpoint| e.host == endpoint.host && e.port == endpoint.port;
+        if let Some(j) = endpoints.iter().position(same_server) {
             return Err(Error::BadUrl {
                 url: list.to_owned(),
                 reason: format!(
@@ -150,8 +151,8 @@ fn parse_list(list: &str, with_key: bool) -> Result<Vec<String>, Error> {
         endpoints.push(endpoint);
         urls.push((*entry).to_owned());
     }
-    let secure = |u: &String| u.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("wss://"));
-    if urls.iter().any(secure) && !urls.iter().all(secure) {
+    let secure = |e: &Endpoint| e.secure;
+    if endpoints.iter().any(secure) && !endpoints.iter().all(secure) {
         return Err(Error::BadUrl {
             url: list.to_owned(),
             reason: "the list mixes ws:// and wss:// servers, so a failover would change \

@@ -44,9 +44,18 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Checks `url` before anything is sent, and gives its host (in lower
-/// case) and port.
-pub fn check_url(url: &str, with_key: bool) -> Result<(String, u16), Error> {
+/// Where a checked URL leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// In lower case.
+    pub host: String,
+    pub port: u16,
+    /// wss:// (TLS).
+    pub secure: bool,
+}
+
+/// Checks `url` before anything is sent, and gives where it leads.
+pub fn check_url(url: &str, with_key: bool) -> Result<Endpoint, Error> {
     let bad = |reason: &str| Error::BadUrl {
         url: url.to_owned(),
         reason: reason.to_owned(),
@@ -68,7 +77,7 @@ pub fn check_url(url: &str, with_key: bool) -> Result<(String, u16), Error> {
             url: url.to_owned(),
         });
     }
-    Ok((host, port))
+    Ok(Endpoint { host, port, secure })
 }
 
 fn unreachable(url: &str, detail: impl std::fmt::Display) -> Error {
@@ -99,7 +108,7 @@ impl Socket {
     /// Connects to `url` and upgrades to a WebSocket (TLS with the
     /// system's roots for wss://), sending the key as a bearer token.
     pub fn connect(url: &str, key: Option<&str>, io_timeout: Duration) -> Result<Socket, Error> {
-        let (host, port) = check_url(url, key.is_some())?;
+        let Endpoint { host, port, .. } = check_url(url, key.is_some())?;
         let tcp = connect_tcp(url, &host, port)?;
         let _ = tcp.set_nodelay(true);
         let io_error = |e: std::io::Error| unreachable(url, e);

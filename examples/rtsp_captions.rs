@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
 use gst::prelude::*;
 use gst_rtsp_server::prelude::*;
 
@@ -211,7 +209,8 @@ fn serve(options: &Options) -> Result<gst_rtsp_server::RTSPServer, String> {
         // its start; the video ends with the audio.
         Audio::File(_) => {
             factory.set_shared(false);
-            factory.connect_media_configure(|_, media| end_video_with_audio(&media.element()));
+            factory
+                .connect_media_configure(|_, media| common::end_video_with_audio(&media.element()));
         }
         Audio::Live(_) => {
             factory.set_shared(true);
@@ -280,54 +279,4 @@ fn refuse_seeks(media_pipeline: &gst::Element) {
             gst::PadProbeReturn::Handled
         });
     }
-}
-
-/// A test pattern never ends by itself: the first video frame at or after
-/// the end of the audio ends the video (the source gets EOS back, as at the
-/// end of a file), so the session's streams all end and clients get BYE.
-fn end_video_with_audio(media_pipeline: &gst::Element) {
-    let bin = media_pipeline
-        .downcast_ref::<gst::Bin>()
-        .expect("a media pipeline is a bin");
-    let tee = bin
-        .by_name("audio")
-        .expect("the launch line has a tee named audio");
-    let video = bin
-        .by_name("video")
-        .expect("the launch line has a video source");
-    // The end of the audio so far, and whether it has ended.
-    let audio: Arc<Mutex<(gst::ClockTime, bool)>> = Arc::default();
-    let seen = audio.clone();
-    tee.static_pad("sink").unwrap().add_probe(
-        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
-        move |_, info| {
-            let mut seen = seen.lock().unwrap();
-            match &info.data {
-                Some(gst::PadProbeData::Buffer(b)) => {
-                    if let Some(pts) = b.pts() {
-                        seen.0 = seen.0.max(pts + b.duration().unwrap_or_default());
-                    }
-                }
-                Some(gst::PadProbeData::Event(e)) if e.type_() == gst::EventType::Eos => {
-                    seen.1 = true;
-                }
-                _ => {}
-            }
-            gst::PadProbeReturn::Ok
-        },
-    );
-    video
-        .static_pad("src")
-        .unwrap()
-        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
-            let pts = info.buffer().and_then(|b| b.pts());
-            match (*audio.lock().unwrap(), pts) {
-                ((end, true), Some(pts)) if pts >= end => {
-                    // Handled (not Drop) makes the source see this flow.
-                    info.flow_res = Err(gst::FlowError::Eos);
-                    gst::PadProbeReturn::Handled
-                }
-                _ => gst::PadProbeReturn::Ok,
-            }
-        });
 }

@@ -28,6 +28,7 @@ fn every_example_prints_its_help() {
         "live_captions",
         "mkv_subtitles",
         "rtsp_captions",
+        "rtmp_captions",
         "webrtc_captions",
     ] {
         let out = example(name, &["--help"]);
@@ -36,6 +37,15 @@ fn every_example_prints_its_help() {
             text(&out).contains(&format!("cargo run --example {name}")),
             "{name}"
         );
+    }
+}
+
+#[test]
+fn rtmp_captions_needs_an_rtmp_url() {
+    for args in [&[][..], &["--url", "http://127.0.0.1/live/KEY"]] {
+        let out = example("rtmp_captions", args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("--url"), "{}", text(&out));
     }
 }
 

@@ -17,13 +17,14 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::cc708::services_in_ts;
 use common::nginx::{free_port, Nginx};
-use common::readback::{self, assert_shown_in_time, Recording, ROLL_UP_BOUND_MS};
-use common::{tone_audio, tone_frames, tone_model};
+use common::process::{self, Guarded};
+use common::readback::{self, assert_shown_in_time, Recording, INTERVAL_MS, ROLL_UP_BOUND_MS};
+use common::{tone_audio, tone_frames, tone_model, truth};
 
 /// The longest one step may take on a loaded machine.
 const STEP: Duration = Duration::from_secs(120);
@@ -166,4 +167,115 @@ fn the_live_rtmp_line_publishes_and_a_server_going_away_is_an_error_from_rtmp2si
         "{error}"
     );
     eprintln!("RTMP server gone: {error}");
+}
+
+/// One tone word a second for 24 s: words before, during and after an
+/// outage of the RTMP server.
+fn a_word_a_second() -> Vec<usize> {
+    (16..300).step_by(12).collect()
+}
+
+/// `[SECONDS] WORD`, the example's stdout, as seconds.
+fn word_time(line: &str) -> Option<f64> {
+    line.strip_prefix('[')?.split(']').next()?.parse().ok()
+}
+
+#[test]
+fn the_rtmp_example_keeps_transcribing_while_the_server_is_away_and_publishes_again() {
+    let dir = common::scratch_dir("rtmp-restart");
+    let frames = a_word_a_second();
+    let wav = dir.join("words.wav");
+    common::write_wav(&wav, &tone_audio(320, &frames));
+    let port = free_port();
+    let url = format!("rtmp://127.0.0.1:{port}/live/test");
+    let server = rtmp_server(port);
+    let log_path = dir.join("example.log");
+    let mut example = Guarded::spawn(
+        Command::new(process::examples_dir().join("rtmp_captions"))
+            .args(["--url", &url, "--threads", "1", "--model"])
+            .arg(tone_model())
+            .arg("--audio")
+            .arg(&wav)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log_path).unwrap()),
+        "examples/rtmp_captions",
+    );
+    let lines = process::stdout_lines(&mut example);
+    let log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    let mut words = Vec::new();
+
+    // The server goes away 5 s into the stream, and is back 2 s after the
+    // example noticed; a player waits for the stream from then on.
+    while words.last().is_none_or(|&t: &f64| t < 5.0) {
+        let line = lines
+            .recv_timeout(STEP)
+            .unwrap_or_else(|_| panic!("no word for {STEP:?}:\n{}", log()));
+        words.extend(word_time(&line));
+    }
+    drop(server);
+    assert!(
+        process::wait_until(STEP, || log().contains(" failed: ")),
+        "no failure reported:\n{}",
+        log()
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let _server = rtmp_server(port);
+    let ts = dir.join("after.ts");
+    let recording = player(&url, &ts);
+
+    let status = example
+        .wait_for(STEP)
+        .unwrap_or_else(|| panic!("the example still runs after {STEP:?}:\n{}", log()));
+    words.extend(lines.try_iter().filter_map(|l| word_time(&l)));
+    let log = log();
+    assert!(status.success(), "{status}\n{log}");
+    recording.assert_ends_well(STEP, "ffmpeg still playing after the example ended", &log);
+
+    // The transcriber never stopped: every word, at its place.
+    assert_eq!(words.len(), frames.len(), "{words:?}\n{log}");
+    for (&t, &f) in words.iter().zip(&frames) {
+        let place = truth(f) as f64 / 1e9;
+        assert!(
+            (t - place).abs() <= 0.08,
+            "word of frame {f} at {t} s, not {place} s"
+        );
+    }
+    // The error names the server, and the output was connected again.
+    let failure = log.lines().find(|l| l.contains(" failed: ")).unwrap();
+    assert!(
+        failure.contains(&url) && failure.contains("connecting again in 1 s"),
+        "{failure}"
+    );
+    assert!(log.matches("rtmp: connecting to ").count() >= 2, "{log}");
+
+    // The new connection carries the captions of its time: the last words,
+    // spaced as in the audio. The outage lost the ones before (the player
+    // joined 2 s after the server went, then waits up to 8 s of backoff
+    // and 2 s for a keyframe).
+    let shown = readback::x_times(&ts);
+    let after_outage = |seconds: u64| {
+        frames
+            .iter()
+            .filter(|&&f| truth(f) >= seconds * 1_000_000_000)
+            .count()
+    };
+    assert!(
+        (after_outage(18)..=after_outage(7)).contains(&shown.len()),
+        "{} words shown after the outage: {shown:?}\n{log}",
+        shown.len()
+    );
+    let last = &frames[frames.len() - shown.len()..];
+    for (i, (&t, &f)) in shown.iter().zip(last).enumerate() {
+        let expected = (truth(f) - truth(last[0])) as i64;
+        let got = (t - shown[0]) as i64;
+        assert!(
+            (got - expected).abs() <= ((INTERVAL_MS + ROLL_UP_BOUND_MS) * 1_000_000) as i64,
+            "word {i} after the outage at {got} ns from the first, not {expected}: {shown:?}"
+        );
+    }
+    eprintln!(
+        "RTMP outage: every word transcribed ({}); {} shown after the server came back; {failure}",
+        words.len(),
+        shown.len()
+    );
 }

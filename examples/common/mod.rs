@@ -160,3 +160,57 @@ fn first_error(bus: &gst::Bus) -> Option<String> {
         _ => None,
     }
 }
+
+/// A test pattern never ends by itself: the first video frame at or after
+/// the end of the audio ends the video (the source gets EOS back, as at the
+/// end of a file), so that the streams all end together (RTSP clients get
+/// BYE). `media_pipeline` has a tee named `audio` and a video source named
+/// `video`.
+pub fn end_video_with_audio(media_pipeline: &gst::Element) {
+    use gst::prelude::*;
+    use std::sync::{Arc, Mutex};
+    let bin = media_pipeline
+        .downcast_ref::<gst::Bin>()
+        .expect("a media pipeline is a bin");
+    let tee = bin
+        .by_name("audio")
+        .expect("the launch line has a tee named audio");
+    let video = bin
+        .by_name("video")
+        .expect("the launch line has a video source");
+    // The end of the audio so far, and whether it has ended.
+    let audio: Arc<Mutex<(gst::ClockTime, bool)>> = Arc::default();
+    let seen = audio.clone();
+    tee.static_pad("sink").unwrap().add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            let mut seen = seen.lock().unwrap();
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) => {
+                    if let Some(pts) = b.pts() {
+                        seen.0 = seen.0.max(pts + b.duration().unwrap_or_default());
+                    }
+                }
+                Some(gst::PadProbeData::Event(e)) if e.type_() == gst::EventType::Eos => {
+                    seen.1 = true;
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    video
+        .static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            let pts = info.buffer().and_then(|b| b.pts());
+            match (*audio.lock().unwrap(), pts) {
+                ((end, true), Some(pts)) if pts >= end => {
+                    // Handled (not Drop) makes the source see this flow.
+                    info.flow_res = Err(gst::FlowError::Eos);
+                    gst::PadProbeReturn::Handled
+                }
+                _ => gst::PadProbeReturn::Ok,
+            }
+        });
+}

@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::Audio;
+
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,13 +58,7 @@ fn main() {
         common::fail(USAGE, "--url must be rtmp://HOST/APP/KEY or rtmps://...");
     }
     let model = common::model_path(args.value("model"));
-    let audio = match (args.value("audio"), args.value("source").as_deref()) {
-        (Some(_), Some(_)) => common::fail(USAGE, "--audio and --source exclude each other"),
-        (Some(file), None) => Audio::File(file),
-        (None, None | Some("mic")) => Audio::Live("autoaudiosrc"),
-        (None, Some("test")) => Audio::Live("audiotestsrc is-live=true wave=sine"),
-        (None, Some(other)) => common::fail(USAGE, &format!("unknown source {other}")),
-    };
+    let audio = Audio::from_args(&args, USAGE);
     common::init();
     let capture = common::launch(
         USAGE,
@@ -90,11 +86,6 @@ fn main() {
     if relay.failed.load(Ordering::SeqCst) {
         std::process::exit(1);
     }
-}
-
-enum Audio {
-    File(String),
-    Live(&'static str),
 }
 
 /// The README's RTMP line up to flvmux, ending in an appsink that the

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Audio;
+
 use gst::prelude::*;
 use gst_rtsp_server::prelude::*;
 
@@ -38,14 +40,6 @@ shows them under Subtitle > Sub Track; see the README for ffplay and ffmpeg.";
 /// The caption frame rate: the video is converted to it, and the
 /// transcriber writes one caption packet per frame of it.
 const FRAMERATE: &str = "30000/1001";
-
-/// Where the audio to transcribe comes from.
-enum Audio {
-    /// A file, played from its start for each session.
-    File(String),
-    /// A live source element description, shared by all sessions.
-    Live(&'static str),
-}
 
 /// Where the video comes from.
 #[derive(Clone, Copy)]
@@ -107,13 +101,7 @@ fn or_exit<T>(result: Result<T, String>) -> T {
 fn parse_options() -> Options {
     let args = common::Args::parse(USAGE, &[]);
     let model = common::model_path(args.value("model"));
-    let audio = match (args.value("audio"), args.value("source").as_deref()) {
-        (Some(_), Some(_)) => common::fail(USAGE, "--audio and --source exclude each other"),
-        (Some(file), None) => Audio::File(file),
-        (None, None | Some("mic")) => Audio::Live("autoaudiosrc"),
-        (None, Some("test")) => Audio::Live("audiotestsrc is-live=true wave=sine"),
-        (None, Some(other)) => common::fail(USAGE, &format!("unknown source {other}")),
-    };
+    let audio = Audio::from_args(&args, USAGE);
     let video = match args.value("video").as_deref() {
         None | Some("test") => Video::TestPattern,
         Some("v4l2") => Video::V4l2,

@@ -109,6 +109,27 @@ impl Args {
     }
 }
 
+/// Where the audio to transcribe comes from: `--audio FILE`, or `--source
+/// mic` (the default) or `test`.
+pub enum Audio {
+    /// A file, played from its start.
+    File(String),
+    /// A live source element description.
+    Live(&'static str),
+}
+
+impl Audio {
+    pub fn from_args(args: &Args, usage: &str) -> Audio {
+        match (args.value("audio"), args.value("source").as_deref()) {
+            (Some(_), Some(_)) => fail(usage, "--audio and --source exclude each other"),
+            (Some(file), None) => Audio::File(file),
+            (None, None | Some("mic")) => Audio::Live("autoaudiosrc"),
+            (None, Some("test")) => Audio::Live("audiotestsrc is-live=true wave=sine"),
+            (None, Some(other)) => fail(usage, &format!("unknown source {other}")),
+        }
+    }
+}
+
 pub fn fail(usage: &str, message: &str) -> ! {
     eprintln!("error: {message}\n\n{usage}");
     std::process::exit(2);

@@ -1,3 +1,82 @@
+use std::env;
+use std::path::{Path, PathBuf};
+
 fn main() {
-    gst_plugin_version_helper::info()
+    gst_plugin_version_helper::info();
+    if env::var_os("CARGO_FEATURE_CUDA").is_some() {
+        link_cuda_libraries();
+    }
+}
+
+/// The CUDA libraries ggml-cuda links (runtime, cuBLAS, the driver), as
+/// CMake found them when transcribe.cpp was configured.
+const CUDA_LIBRARIES: [&str; 4] = ["cudart", "cublas", "cublasLt", "cuda_driver"];
+
+/// transcribe-cpp-sys 0.4's link manifest names Vulkan's and ROCm's libraries
+/// but not CUDA's, so a `cuda` build fails to link without these lines. The
+/// paths come from the CMake cache of that build, so they are the ones
+/// ggml-cuda was compiled against.
+fn link_cuda_libraries() {
+    let Some(cache) = transcribe_cmake_cache() else {
+        println!("cargo:warning=CUDA build: transcribe.cpp's CMakeCache.txt was not found; the CUDA libraries must be on the linker's path");
+        return;
+    };
+    println!("cargo:rerun-if-changed={}", cache.display());
+    let text = std::fs::read_to_string(&cache).unwrap_or_default();
+    if !cache_flag_is_on(&text, "CMAKE_POSITION_INDEPENDENT_CODE") {
+        // Said here, before the linker's page of relocation errors.
+        panic!(
+            "the CUDA build needs TRANSCRIBE_CMAKE_ARGS=-DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+             (nvcc's objects go into the plugin, a shared library; scripts/setup and meson \
+             add it): set it and build again"
+        );
+    }
+    for lib in CUDA_LIBRARIES {
+        match cached_library(&text, lib) {
+            Some(path) => emit_link_to(&path),
+            None => println!(
+                "cargo:warning=CUDA build: CMake did not find lib{lib} (CUDA_{lib}_LIBRARY in {})",
+                cache.display()
+            ),
+        }
+    }
+}
+
+/// The sys crate installs into OUT_DIR/lib and configures in OUT_DIR/build.
+fn transcribe_cmake_cache() -> Option<PathBuf> {
+    let lib_dir = PathBuf::from(env::var_os("DEP_TRANSCRIBE_LIB_DIR")?);
+    let cache = lib_dir.parent()?.join("build").join("CMakeCache.txt");
+    cache.is_file().then_some(cache)
+}
+
+/// `CUDA_cudart_LIBRARY:FILEPATH=/usr/local/cuda/lib64/libcudart.so`
+fn cached_library(cache: &str, lib: &str) -> Option<PathBuf> {
+    let key = format!("CUDA_{lib}_LIBRARY:FILEPATH=");
+    let value = cache.lines().find_map(|line| line.strip_prefix(&key))?;
+    (!value.is_empty() && !value.ends_with("NOTFOUND")).then(|| PathBuf::from(value))
+}
+
+fn cache_flag_is_on(cache: &str, name: &str) -> bool {
+    cache.lines().any(|line| {
+        line.split_once('=').is_some_and(|(key, value)| {
+            key.split(':').next() == Some(name)
+                && ["ON", "TRUE", "YES", "1"].contains(&value.to_ascii_uppercase().as_str())
+        })
+    })
+}
+
+fn emit_link_to(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), library_name(path)) else {
+        println!("cargo:rustc-link-arg={}", path.display());
+        return;
+    };
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    println!("cargo:rustc-link-lib=dylib={name}");
+}
+
+/// `libcublas.so` or `libcublas.so.13` -> `cublas`.
+fn library_name(path: &Path) -> Option<&str> {
+    let file = path.file_name()?.to_str()?;
+    let stem = file.strip_prefix("lib")?;
+    stem.find(".so").map(|end| &stem[..end])
 }

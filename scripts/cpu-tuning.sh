@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by what builds the plugin for use (scripts/setup,
 # scripts/transcribe-sample, meson/cargo-build): the CMake arguments for
-# transcribe.cpp's CPU code.
+# transcribe.cpp's CPU code, and what the CUDA backend needs
+# (CARGO_FEATURES with cuda).
 #
 # By default the build is tuned to the CPU it is built on (GGML_NATIVE=ON:
 # ggml's SIMD kernels for every extension that CPU has: AVX2 and FMA here,
@@ -21,4 +22,10 @@ if [ -z "${TRANSCRIBE_CMAKE_ARGS+set}" ]; then
         TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=ON -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
     fi
 fi
+# The CUDA objects go into the plugin, a shared library, but nvcc makes
+# position-independent code only when CMake is asked to (transcribe-cpp-sys
+# 0.4.1 asks for HIP only): without it the link fails on relocations.
+case ",${CARGO_FEATURES:-}," in
+    *,cuda,*) TRANSCRIBE_CMAKE_ARGS="$TRANSCRIBE_CMAKE_ARGS -DCMAKE_POSITION_INDEPENDENT_CODE=ON" ;;
+esac
 export TRANSCRIBE_CMAKE_ARGS

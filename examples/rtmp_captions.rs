@@ -72,8 +72,11 @@ fn main() {
     let _capture_watch = watch_capture(&capture, &relay, &main_loop);
     relay.connect();
     if capture.set_state(gst::State::Playing).is_err() {
-        // The bus has the reason; the watch prints it and quits.
-        eprintln!("error: the capture pipeline could not start");
+        // The bus has the reason: its watch (of higher priority than an
+        // idle source) prints it first.
+        relay.failed.store(true, Ordering::SeqCst);
+        let main_loop = main_loop.clone();
+        glib::idle_add_once(move || main_loop.quit());
     }
     main_loop.run();
     let _ = capture.set_state(gst::State::Null);

@@ -51,6 +51,28 @@ fn rtmp_captions_needs_an_rtmp_url() {
 
 #[cfg(feature = "local")]
 #[test]
+fn rtmp_captions_with_a_missing_model_is_an_error_naming_it() {
+    let out = example(
+        "rtmp_captions",
+        &[
+            "--model",
+            "/nonexistent/model.gguf",
+            "--audio",
+            "examples/data/sample.wav",
+            "--url",
+            "rtmp://127.0.0.1:9/live/KEY",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("error: ") && text(&out).contains("/nonexistent/model.gguf"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[cfg(feature = "local")]
+#[test]
 fn transcribe_file_writes_each_format_and_reports_progress() {
     let dir = common::scratch_dir("example-file");
     for ext in ["srt", "vtt", "txt", "jsonl"] {

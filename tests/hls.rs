@@ -67,28 +67,18 @@ fn bursts() -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The README's HLS line.
-fn readme_hls_line() -> String {
-    include_str!("../README.md")
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("gst-launch-1.0 ") && l.contains("hlssink2"))
-        .expect("the README has an HLS gst-launch-1.0 line")
-        .to_owned()
-}
-
 /// The README's line run on the tone bursts, once for all the tests here:
 /// the directory holding its playlist.m3u8 and segments.
 fn vod() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| run_readme_line("hls-vod", &readme_hls_line()))
+    DIR.get_or_init(|| run_readme_line("hls-vod", &common::readme_launch_line("hlssink2")))
 }
 
 /// The same with roll-up captions (the element's default mode).
 fn vod_roll_up() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let line = readme_hls_line();
+        let line = common::readme_launch_line("hlssink2");
         assert!(line.contains(" caption-mode=pop-on "), "{line}");
         run_readme_line("hls-roll-up", &line.replace(" caption-mode=pop-on ", " "))
     })

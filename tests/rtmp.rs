@@ -31,12 +31,7 @@ const STEP: Duration = Duration::from_secs(120);
 const README_URL: &str = "rtmp://127.0.0.1/live/KEY";
 
 fn readme_rtmp_lines() -> Vec<String> {
-    let lines: Vec<String> = include_str!("../README.md")
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("gst-launch-1.0 ") && l.contains("rtmp2sink"))
-        .map(str::to_owned)
-        .collect();
+    let lines = common::readme_launch_lines("rtmp2sink");
     assert_eq!(lines.len(), 2, "the README's RTMP lines: from a file, live");
     lines
 }

@@ -26,15 +26,6 @@ use common::{tone_audio, tone_frames, tone_model};
 /// instead of waiting on.
 const STEP: Duration = Duration::from_secs(120);
 
-fn readme_srt_line() -> String {
-    include_str!("../README.md")
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("gst-launch-1.0 ") && l.contains("srtsink"))
-        .expect("the README has an SRT gst-launch-1.0 line")
-        .to_owned()
-}
-
 /// ffmpeg as the SRT receiver: listens on 127.0.0.1:`port` and records
 /// what comes into `ts`, until the sender closes.
 fn start_receiver(port: u16, ts: &std::path::Path) -> Recording {
@@ -53,7 +44,7 @@ fn the_readme_srt_line_delivers_every_word_to_an_ffmpeg_receiver() {
     let dir = common::scratch_dir("srt");
     let wav = dir.join("tone.wav");
     common::write_wav(&wav, &tone_audio(66, &tone_frames()));
-    let line = readme_srt_line();
+    let line = common::readme_launch_line("srtsink");
     for part in ["examples/data/sample.wav", "srt://127.0.0.1:7001", "$MODEL"] {
         assert!(line.contains(part), "{part} is not in {line}");
     }

@@ -375,6 +375,24 @@ pub fn run_to_end(pipeline: &gst::Element, timeout: std::time::Duration) -> gst:
     message
 }
 
+/// The README's `gst-launch-1.0` lines that contain `part`, in order.
+pub fn readme_launch_lines(part: &str) -> Vec<String> {
+    include_str!("../../README.md")
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("gst-launch-1.0 ") && l.contains(part))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The README's first `gst-launch-1.0` line that contains `part`.
+pub fn readme_launch_line(part: &str) -> String {
+    readme_launch_lines(part)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("the README has no gst-launch-1.0 line with {part}"))
+}
+
 /// A scratch directory named `name` where the README's lines can run as
 /// written (`examples/` linked in).
 pub fn readme_dir(name: &str) -> PathBuf {

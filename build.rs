@@ -49,19 +49,23 @@ fn transcribe_cmake_cache() -> Option<PathBuf> {
     cache.is_file().then_some(cache)
 }
 
+/// A CMake cache entry's value: `NAME:TYPE=VALUE`.
+fn cache_value<'a>(cache: &'a str, name: &str) -> Option<&'a str> {
+    cache.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.split(':').next() == Some(name)).then_some(value)
+    })
+}
+
 /// `CUDA_cudart_LIBRARY:FILEPATH=/usr/local/cuda/lib64/libcudart.so`
 fn cached_library(cache: &str, lib: &str) -> Option<PathBuf> {
-    let key = format!("CUDA_{lib}_LIBRARY:FILEPATH=");
-    let value = cache.lines().find_map(|line| line.strip_prefix(&key))?;
+    let value = cache_value(cache, &format!("CUDA_{lib}_LIBRARY"))?;
     (!value.is_empty() && !value.ends_with("NOTFOUND")).then(|| PathBuf::from(value))
 }
 
 fn cache_flag_is_on(cache: &str, name: &str) -> bool {
-    cache.lines().any(|line| {
-        line.split_once('=').is_some_and(|(key, value)| {
-            key.split(':').next() == Some(name)
-                && ["ON", "TRUE", "YES", "1"].contains(&value.to_ascii_uppercase().as_str())
-        })
+    cache_value(cache, name).is_some_and(|value| {
+        ["ON", "TRUE", "YES", "1"].contains(&value.to_ascii_uppercase().as_str())
     })
 }
 

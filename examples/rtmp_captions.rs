@@ -240,7 +240,6 @@ impl Relay {
         };
         let _ = failed.pipeline.set_state(gst::State::Null);
         self.failures.fetch_add(1, Ordering::SeqCst);
-        let delay = self.next_retry(failed.started.elapsed());
         if self.ended.load(Ordering::SeqCst) {
             eprintln!(
                 "rtmp: {} failed: {}; the input has ended",
@@ -250,6 +249,7 @@ impl Relay {
             self.main_loop.quit();
             return;
         }
+        let delay = self.next_retry(failed.started.elapsed());
         eprintln!(
             "rtmp: {} failed: {}; connecting again in {} s",
             self.url,

@@ -211,13 +211,7 @@ fn a_session_the_server_ends_on_its_own_goes_on_seamlessly() {
 
 #[test]
 fn an_unreachable_server_is_an_error_naming_the_url_within_15_s() {
-    // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let url = format!("ws://127.0.0.1:{port}/v1/realtime");
+    let url = Double::refusing_url();
     let (audio, _) = tone();
     let run = transcribe(&url, SERVED_MODEL, &audio, "");
     assert_eq!(run.errors.len(), 1, "{:?}", run);

@@ -21,7 +21,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::cc708::services_in_ts;
-use common::nginx::{free_port, Nginx};
+use common::nginx::Nginx;
 use common::process::{self, Guarded};
 use common::readback::{self, assert_shown_in_time, Recording, INTERVAL_MS, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_frames, tone_model, truth};
@@ -76,7 +76,7 @@ fn the_readme_rtmp_line_delivers_every_word_as_cc1_and_708_service_1_through_ngi
     let dir = common::scratch_dir("rtmp");
     let wav = dir.join("tone.wav");
     common::write_wav(&wav, &tone_audio(66, &tone_frames()));
-    let port = free_port();
+    let port = process::unused_tcp_port();
     let _server = rtmp_server(port);
     let url = format!("rtmp://127.0.0.1:{port}/live/test");
     let line = &readme_rtmp_lines()[0];
@@ -122,7 +122,7 @@ fn the_readme_rtmp_line_delivers_every_word_as_cc1_and_708_service_1_through_ngi
 #[test]
 fn the_live_rtmp_line_publishes_and_a_server_going_away_is_an_error_from_rtmp2sink() {
     let dir = common::scratch_dir("rtmp-live");
-    let port = free_port();
+    let port = process::unused_tcp_port();
     let url = format!("rtmp://127.0.0.1:{port}/live/test");
     let line = readme_rtmp_lines()[1].replace(README_URL, &url);
     assert!(line.contains("is-live=true"), "{line}");
@@ -181,7 +181,7 @@ fn the_rtmp_example_keeps_transcribing_while_the_server_is_away_and_publishes_ag
     let frames = a_word_a_second();
     let wav = dir.join("words.wav");
     common::write_wav(&wav, &tone_audio(320, &frames));
-    let port = free_port();
+    let port = process::unused_tcp_port();
     let url = format!("rtmp://127.0.0.1:{port}/live/test");
     let server = rtmp_server(port);
     let log_path = dir.join("example.log");

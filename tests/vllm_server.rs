@@ -60,13 +60,7 @@ impl Server {
 
     /// With `env` for scripts/vllm-server (DELAY_MS: another delay).
     fn start_with(port: Option<u16>, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let port = port.unwrap_or_else(|| {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        });
+        let port = port.unwrap_or_else(common::process::unused_tcp_port);
         let log = common::scratch_dir(&format!("vllm-{port}")).join("server.log");
         let mut cmd = Command::new(script());
         cmd.arg("run")
@@ -509,7 +503,7 @@ fn two_servers() -> [Server; 2] {
 
 /// docs/scale.md's nginx block, as written, in front of `servers`.
 fn nginx_in_front_of(servers: &[Server; 2]) -> (common::nginx::Nginx, String) {
-    let port = common::nginx::free_port();
+    let port = common::process::unused_tcp_port();
     let block = common::nginx::block_of("docs/scale.md", "nginx")
         .replace("gpu1:8000", &format!("127.0.0.1:{}", servers[0].port))
         .replace("gpu2:8000", &format!("127.0.0.1:{}", servers[1].port))

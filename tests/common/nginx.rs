@@ -16,15 +16,6 @@ pub struct Nginx {
     pub dir: PathBuf,
 }
 
-/// A free port on 127.0.0.1 (free when asked; nginx binds it soon after).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The fenced block of `lang` in `doc` (a path from the repository's
 /// root), as the docs give it.
 pub fn block_of(doc: &str, lang: &str) -> String {

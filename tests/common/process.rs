@@ -102,6 +102,34 @@ pub fn line_starting_with(
     }
 }
 
+/// A TCP listener on 127.0.0.1, on a port this test process has not handed
+/// out before. The element remembers failed servers by address for the
+/// whole process (their rest, src/remote/rack.rs), and Linux gives a freed
+/// port out again, so a port that an earlier test's refusing or killed
+/// server had must not come back as a healthy server.
+pub fn unused_tcp_listener() -> (std::net::TcpListener, u16) {
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap();
+    // The ones refused stay bound until the search ends, so the next bind
+    // cannot be given the same port again.
+    let mut refused = Vec::new();
+    loop {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if !handed_out.contains(&port) {
+            handed_out.push(port);
+            return (listener, port);
+        }
+        refused.push(listener);
+    }
+}
+
+/// A TCP port on 127.0.0.1 for a server the test starts: free a moment ago,
+/// and not handed out before in this process (`unused_tcp_listener`).
+pub fn unused_tcp_port() -> u16 {
+    unused_tcp_listener().1
+}
+
 /// A UDP port on 127.0.0.1 that was free a moment ago (the OS picks it).
 pub fn free_udp_port() -> u16 {
     std::net::UdpSocket::bind("127.0.0.1:0")

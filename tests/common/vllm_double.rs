@@ -20,7 +20,7 @@
 //!
 //! Faults, each once over the server's life, counted in deltas sent.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -176,31 +176,10 @@ impl Shared {
     }
 }
 
-/// A listener on a port this test process has not handed out before.
-/// The element remembers failed servers by address for the whole process
-/// (their rest, src/remote/rack.rs), so a port that an earlier test's
-/// refusing or killed server had must not come back as a healthy server.
-fn unused_listener() -> (TcpListener, u16) {
-    static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
-    let mut handed_out = HANDED_OUT.lock().unwrap();
-    // The ones refused stay bound until the search ends, so the next bind
-    // cannot be given the same port again.
-    let mut refused = Vec::new();
-    loop {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        if !handed_out.contains(&port) {
-            handed_out.push(port);
-            return (listener, port);
-        }
-        refused.push(listener);
-    }
-}
-
 impl Double {
     /// Serves `model` (a fixture GGUF) on a free port.
     pub fn start(model: std::path::PathBuf, faults: Faults) -> Double {
-        let (listener, port) = unused_listener();
+        let (listener, port) = super::process::unused_tcp_listener();
         listener.set_nonblocking(true).unwrap();
         let seen = Arc::new(Mutex::new(Seen::default()));
         let stop = Arc::new(AtomicBool::new(false));
@@ -232,7 +211,7 @@ impl Double {
 
     /// A URL on 127.0.0.1 where nothing listens (connections are refused).
     pub fn refusing_url() -> String {
-        let (_, port) = unused_listener();
+        let port = super::process::unused_tcp_port();
         format!("ws://127.0.0.1:{port}/v1/realtime")
     }
 

@@ -97,17 +97,7 @@ fn run_readme_line(name: &str, line: &str) -> PathBuf {
     let line = line
         .replace("examples/data/sample.wav", &wav.display().to_string())
         .replace("num-buffers=300", &format!("num-buffers={VIDEO_FRAMES}"));
-    let out = Command::new("timeout")
-        .arg(STEP.as_secs().to_string())
-        .args(["sh", "-c", &line])
-        .current_dir(&dir)
-        .env("MODEL", tone_model())
-        .env("GST_PLUGIN_PATH", common::plugin_dir())
-        .output()
-        .unwrap();
-    let log = common::output_text(&out);
-    assert!(out.status.success(), "{line}\n{log}");
-    assert!(!log.contains("ERROR"), "{line}\n{log}");
+    common::run_readme_line_with(&line, &dir, tone_model());
     dir
 }
 

@@ -61,14 +61,7 @@ fn player(url: &str, ts: &std::path::Path) -> Recording {
 
 /// Runs a README line (a publisher) to its end.
 fn publish(line: &str, dir: &std::path::Path) -> Output {
-    Command::new("timeout")
-        .arg(STEP.as_secs().to_string())
-        .args(["sh", "-c", line])
-        .current_dir(dir)
-        .env("MODEL", tone_model())
-        .env("GST_PLUGIN_PATH", common::plugin_dir())
-        .output()
-        .unwrap()
+    common::readme_line_output(line, dir, tone_model())
 }
 
 #[test]

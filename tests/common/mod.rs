@@ -406,16 +406,31 @@ pub fn readme_dir(name: &str) -> PathBuf {
 }
 
 /// Runs a README shell line in `dir` with the plugin built for the tests
-/// (`$MODEL` the tiny model); asserts it succeeds without an ERROR.
-pub fn run_readme_line(line: &str, dir: &std::path::Path) {
-    let out = std::process::Command::new("timeout")
+/// and `$MODEL` set to `model`, for at most 120 s.
+pub fn readme_line_output(
+    line: &str,
+    dir: &std::path::Path,
+    model: impl AsRef<std::ffi::OsStr>,
+) -> std::process::Output {
+    std::process::Command::new("timeout")
         .args(["120", "sh", "-c", line])
         .current_dir(dir)
-        .env("MODEL", tiny_model())
+        .env("MODEL", model)
         .env("GST_PLUGIN_PATH", plugin_dir())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// The same, asserting that the line succeeds without an ERROR.
+pub fn run_readme_line_with(line: &str, dir: &std::path::Path, model: impl AsRef<std::ffi::OsStr>) {
+    let out = readme_line_output(line, dir, model);
     let log = output_text(&out);
     assert!(out.status.success(), "{line}\n{log}");
     assert!(!log.contains("ERROR"), "{line}\n{log}");
+}
+
+/// Runs a README shell line in `dir` with the plugin built for the tests
+/// (`$MODEL` the tiny model); asserts it succeeds without an ERROR.
+pub fn run_readme_line(line: &str, dir: &std::path::Path) {
+    run_readme_line_with(line, dir, tiny_model());
 }

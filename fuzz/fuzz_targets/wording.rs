@@ -1,9 +1,10 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Any dictionary file and any words: the house's wording never panics,
-//! holds at most a rule's words, and hands words on in time order within
-//! the span of the words they came from.
+//! Any dictionary file and any words as the transcript closes them (in
+//! order, none before the previous one's end): the house's wording never
+//! panics, holds at most a rule's words, and hands words on in the same
+//! order, not overlapping, within the span of the words they came from.
 
 #![no_main]
 
@@ -22,7 +23,8 @@ const MODES: [ProfanityMode; 4] = [
 
 fuzz_target!(|data: &[u8]| {
     // The dictionary up to the first 0xff, then a mode byte, then words
-    // (separated by 0xfe), each with a leading step byte (x 10 ms).
+    // (separated by 0xfe), each with a leading byte: the pause before it
+    // (high nibble, x 40 ms) and its length (low nibble + 1, x 40 ms).
     let mut parts = data.splitn(2, |&b| b == 0xff);
     let dictionary = String::from_utf8_lossy(parts.next().unwrap_or_default());
     let Some((&mode, words)) = parts.next().unwrap_or_default().split_first() else {
@@ -43,22 +45,23 @@ fuzz_target!(|data: &[u8]| {
     let mut at = 0u64;
     let mut first_start = None;
     for word in words.split(|&b| b == 0xfe) {
-        let Some((&step, text)) = word.split_first() else {
+        let Some((&timing, text)) = word.split_first() else {
             continue;
         };
         let text = String::from_utf8_lossy(text);
         let Some(text) = text.split_whitespace().next() else {
             continue;
         };
-        at += u64::from(step) * 10 * MS;
-        first_start.get_or_insert(at);
+        let start = at + u64::from(timing >> 4) * 40 * MS;
+        at = start + u64::from(timing & 0xf) * 40 * MS + 40 * MS;
+        first_start.get_or_insert(start);
         out.extend(rewriter.push(Timed {
             text: text.to_owned(),
-            start: at,
-            end: at + 200 * MS,
+            start,
+            end: at,
         }));
         assert!(rewriter.held().len() < MAX_RULE_WORDS);
-        if step & 1 == 1 {
+        if timing & 1 == 1 {
             let first: String = text.chars().take(1).collect();
             out.extend(rewriter.next_word_begins(&first));
         }
@@ -70,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     for w in &out {
         assert!(w.start >= pos && w.end >= w.start, "{out:?}");
         assert!(!w.text.is_empty() && !w.text.contains(char::is_whitespace));
-        pos = w.start;
+        pos = w.end;
     }
-    assert!(out.last().is_none_or(|w| w.end <= at + 200 * MS));
+    assert!(out.last().is_none_or(|w| w.end <= at));
 });

@@ -86,7 +86,9 @@ impl Rewriter {
         }
     }
 
-    /// Takes the next word; returns the words that are ready.
+    /// Takes the next word, which starts at or after the previous one's
+    /// end (as the transcript closes them); returns the words that are
+    /// ready, in the same order and not overlapping.
     pub fn push(&mut self, word: Timed) -> Vec<Timed> {
         self.held.push(word);
         self.resolve(None, false)

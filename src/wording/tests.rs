@@ -100,6 +100,15 @@ fn a_phrase_takes_the_start_of_its_first_word_and_the_end_of_its_last() {
 }
 
 #[test]
+fn a_word_replaced_by_several_ends_where_it_ended_before_the_next_word() {
+    let shared = rules("asap => as soon as possible", ProfanityMode::Off, "");
+    let out = rewrite(&shared, "call asap please");
+    assert_eq!(texts(&out), "call as soon as possible please");
+    assert!(out.windows(2).all(|w| w[0].end <= w[1].start), "{out:?}");
+    assert_eq!((out[1].start, out[4].end), (400 * MS, 700 * MS));
+}
+
+#[test]
 fn the_longest_rule_wins_and_a_failed_phrase_falls_back_to_a_shorter_one() {
     let shared = rules(
         "new => NEW-1\nnew york => NY\nnew york city => NYC",

@@ -6,19 +6,9 @@
 
 mod common;
 
-fn readme_launch_lines() -> Vec<String> {
-    let readme = include_str!("../README.md");
-    readme
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("gst-launch-1.0 "))
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn the_readme_shows_the_main_use_cases() {
-    let lines = readme_launch_lines();
+    let lines = common::readme_launch_lines("");
     assert!(lines.iter().any(|l| l.contains("srtenc")));
     assert!(lines.iter().any(|l| l.contains("voxtralrtsink")));
     assert!(lines.iter().any(|l| l.contains("textoverlay")));
@@ -34,7 +24,7 @@ fn every_gst_launch_line_of_the_readme_runs() {
     // vLLM lines a server (tests/remote.rs and tests/rack.rs run them against
     // doubles), the RTMP lines an RTMP server (tests/rtmp.rs runs them
     // against nginx-rtmp).
-    for line in readme_launch_lines().into_iter().filter(|l| {
+    for line in common::readme_launch_lines("").into_iter().filter(|l| {
         !l.contains("srtsink") && !l.contains("engine=vllm") && !l.contains("rtmp2sink")
     }) {
         // No window on a test machine.

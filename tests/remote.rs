@@ -425,11 +425,7 @@ fn the_readme_line_runs_against_a_server() {
         served_model: Some("mistralai/Voxtral-Mini-4B-Realtime-2602".into()),
         ..Faults::default()
     });
-    let readme = include_str!("../README.md");
-    let line = readme
-        .lines()
-        .find(|l| l.starts_with("gst-launch-1.0 ") && l.contains("engine=vllm"))
-        .expect("the README's engine=vllm line")
+    let line = common::readme_launch_line("engine=vllm")
         .replace("ws://127.0.0.1:8000/v1/realtime", &server.url());
     let dir = common::readme_dir("readme-remote");
     common::run_readme_line(&line, &dir);

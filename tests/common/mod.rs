@@ -375,7 +375,8 @@ pub fn run_to_end(pipeline: &gst::Element, timeout: std::time::Duration) -> gst:
     message
 }
 
-/// The README's `gst-launch-1.0` lines that contain `part`, in order.
+/// The README's `gst-launch-1.0` lines that contain `part` (`""`: all of
+/// them), in order.
 pub fn readme_launch_lines(part: &str) -> Vec<String> {
     include_str!("../../README.md")
         .lines()

@@ -17,6 +17,8 @@ pub mod engine;
 #[doc(hidden)]
 pub mod loading;
 #[doc(hidden)]
+pub mod models;
+#[doc(hidden)]
 pub mod recognizer;
 #[doc(hidden)]
 pub mod remote;

@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gstvoxtralrt::loading::hub::{FetchError, Hub, HubConfig, Progress};
-use gstvoxtralrt::loading::{FileChoice, HubFile, ModelRef, PRESET_REPO};
+use gstvoxtralrt::models::hub::{FetchError, Hub, HubConfig, Progress};
+use gstvoxtralrt::models::{FileChoice, HubFile, ModelRef, PRESET_REPO};
 use sha2::{Digest, Sha256};
 
 const REPO: &str = "testowner/voxtral-test-gguf";

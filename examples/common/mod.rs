@@ -28,8 +28,8 @@ pub fn model_path(arg: Option<String>) -> PathBuf {
 /// A name (preset or hf://) fetched with a progress bar; a path as it is.
 #[cfg(feature = "download")]
 fn fetched(name: String, fixture: &std::path::Path) -> PathBuf {
-    use gstvoxtralrt::loading::{hub, ModelRef};
-    let by_name = name.starts_with("hf://") || gstvoxtralrt::loading::preset(&name).is_some();
+    use gstvoxtralrt::models::{hub, ModelRef};
+    let by_name = name.starts_with("hf://") || gstvoxtralrt::models::preset(&name).is_some();
     match ModelRef::from_model_name(&name) {
         Ok(ModelRef::Hub(file)) if by_name => match hub::fetch_with_progress_bar(&file) {
             Ok(path) => path,

@@ -8,8 +8,8 @@
 
 use std::process::ExitCode;
 
-use gstvoxtralrt::loading::hub::fetch_with_progress_bar;
-use gstvoxtralrt::loading::{preset_names, ModelRef};
+use gstvoxtralrt::models::hub::fetch_with_progress_bar;
+use gstvoxtralrt::models::{preset_names, ModelRef};
 
 fn usage() -> String {
     format!(

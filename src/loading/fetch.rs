@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::atomic::AtomicBool;
 
-use super::{HubFile, ModelRef};
+use crate::models::{HubFile, ModelRef};
 
 /// The Hub file `path` names, if it is an `hf://` reference.
 pub(super) fn hub_file(path: &Path) -> Result<Option<HubFile>, gst::ErrorMessage> {
@@ -44,7 +44,7 @@ pub(super) fn uncached_hub_file(path: &Path) -> Result<Option<HubFile>, gst::Err
 
 #[cfg(feature = "download")]
 fn cached(file: &HubFile) -> Option<PathBuf> {
-    super::hub::Hub::from_env().cached(file)
+    crate::models::hub::Hub::from_env().cached(file)
 }
 
 #[cfg(not(feature = "download"))]
@@ -76,7 +76,7 @@ pub(super) fn fetch(
     file: &HubFile,
     cancel: &AtomicBool,
 ) -> Result<PathBuf, gst::ErrorMessage> {
-    use super::hub::{FetchError, Hub};
+    use crate::models::hub::{FetchError, Hub};
     use gst::prelude::*;
     let hub = Hub::from_env();
     if let Some(path) = hub.cached(file) {
@@ -90,7 +90,7 @@ pub(super) fn fetch(
         );
     };
     post(gst::ProgressType::Start, format!("Downloading {file}"));
-    let mut report = |p: super::hub::Progress| {
+    let mut report = |p: crate::models::hub::Progress| {
         post(
             gst::ProgressType::Continue,
             format!(

@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use gst::prelude::*;
 
-use super::{fetch, wrapped, HubFile, Loaded, ModelRef};
+use super::{fetch, wrapped, Loaded};
 use crate::engine::{Backend, ModelSpec, Stream};
+use crate::models::{HubFile, ModelRef};
 use crate::recognizer::Wrapper;
 use crate::settings::{BackendChoice, Settings};
 

@@ -11,28 +11,22 @@
 //! - engine=vllm: the client for the server at `url` (it connects when the
 //!   core starts).
 //!
-//! Names, presets and the Hub cache need no GStreamer and no transcribe.cpp:
-//! `src/engine/` stays the only code that calls the C library. Without the
-//! `local` feature (the client build) engine=local is an ERROR at start.
+//! Names, presets and the Hub cache are `crate::models` (no GStreamer, no
+//! transcribe.cpp): `src/engine/` stays the only code that calls the C
+//! library. Without the `local` feature (the client build) engine=local is
+//! an ERROR at start.
 
 #[cfg(feature = "local")]
 mod fetch;
-#[cfg(feature = "download")]
-pub mod hub;
 #[cfg(feature = "local")]
 mod local;
-mod names;
-mod presets;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-pub use names::{FileChoice, HubFile, ModelRef};
-pub use presets::{preset, preset_names, Preset, PRESETS, PRESET_REPO};
-
 use crate::recognizer::{Recognizer, Wrapper};
-use crate::settings::{EngineChoice, Settings};
+use crate::settings::{EngineChoice, ServerChoice, Settings};
 
 /// A model, loaded or on its way.
 pub(crate) enum Loaded {
@@ -104,7 +98,7 @@ fn remote(
     }
     let config = crate::remote::ServerConfig {
         url: settings.url.clone().unwrap_or_default(),
-        spread: settings.server_choice == crate::settings::ServerChoice::Spread,
+        spread: settings.server_choice == ServerChoice::Spread,
         api_key: settings
             .api_key
             .expose()

@@ -149,7 +149,7 @@ fn is_safe_path(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loading::PRESET_REPO;
+    use crate::models::PRESET_REPO;
 
     fn hub(s: &str) -> HubFile {
         match ModelRef::from_model_path(s).unwrap() {

@@ -6,9 +6,12 @@
 use gst::glib;
 use gst::prelude::*;
 
+mod caps;
+mod caption_output;
 mod captions;
 mod downstream;
 pub(crate) mod imp;
+mod output;
 
 pub use captions::{CaptionChannel, CaptionMode};
 

@@ -1,0 +1,316 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Delivers the worker's results on the src pad: caps, text buffers, GAPs
+//! and events (captions: `caption_output.rs`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use gst::glib;
+use gst::prelude::*;
+
+use crate::caption;
+use crate::core::report::Reporter;
+use crate::core::{Output, TimedCue};
+use crate::settings::Settings;
+
+use super::caps::{choose_caps, offered_caps};
+use super::caption_output::{CaptionLosses, Captions};
+use super::captions::CaptionSettings;
+use super::imp::CAT;
+
+/// What the src pad outputs, as negotiated.
+pub(super) enum Kind {
+    /// text/x-raw,format=utf8: one buffer per word or line.
+    Text,
+    /// closedcaption/*: one buffer per video frame.
+    Captions(Box<Captions>),
+}
+
+/// Delivers the worker's results on the src pad.
+pub(super) struct SrcOutput {
+    pub(super) element: glib::WeakRef<super::VoxtralRtTranscriber>,
+    pub(super) srcpad: gst::Pad,
+    pub(super) language_code: Option<String>,
+    pub(super) caps_sent: bool,
+    pub(super) captions: CaptionSettings,
+    pub(super) kind: Kind,
+    /// Where the current segment starts: the origin of the frame grid.
+    pub(super) segment_start: gst::ClockTime,
+    pub(super) caption_losses: Arc<CaptionLosses>,
+    pub(super) post_messages: Arc<AtomicBool>,
+    pub(super) report: Reporter,
+    /// What was warned about in this stream (from STREAM_START on).
+    pub(super) warned_replaced: bool,
+    pub(super) warned_dropped: bool,
+    /// The next buffer starts a new run of data (first after a SEGMENT or
+    /// a flush) and must say so.
+    pub(super) discont: bool,
+    /// Where what went out last ends, on the output timeline.
+    pub(super) position: Option<gst::ClockTime>,
+    /// The text goes into an MP4/QuickTime muxer (see `gap`); `None`:
+    /// not looked up since the last negotiation.
+    pub(super) iso_muxer: Option<bool>,
+}
+
+impl SrcOutput {
+    pub(super) fn new(
+        element: &super::VoxtralRtTranscriber,
+        srcpad: &gst::Pad,
+        settings: &Settings,
+        captions: CaptionSettings,
+        caption_losses: Arc<CaptionLosses>,
+        post_messages: Arc<AtomicBool>,
+    ) -> SrcOutput {
+        SrcOutput {
+            element: element.downgrade(),
+            srcpad: srcpad.clone(),
+            language_code: settings.language_code.clone(),
+            caps_sent: false,
+            captions,
+            kind: Kind::Text,
+            segment_start: gst::ClockTime::ZERO,
+            caption_losses,
+            post_messages,
+            report: Reporter::new(element.upcast_ref()),
+            warned_replaced: false,
+            warned_dropped: false,
+            discont: true,
+            position: None,
+            iso_muxer: None,
+        }
+    }
+
+    pub(super) fn element(&self) -> Option<super::VoxtralRtTranscriber> {
+        self.element.upgrade()
+    }
+
+    pub(super) fn ensure_caps(&mut self) {
+        if !self.caps_sent {
+            self.caps_sent = true;
+            self.negotiate();
+        }
+    }
+
+    /// Picks the output from what downstream takes (our template order
+    /// first: text unless downstream wants captions) and sends its caps
+    /// if they changed.
+    pub(super) fn negotiate(&mut self) {
+        self.iso_muxer = None;
+        let template = offered_caps(
+            &self.srcpad.pad_template_caps(),
+            self.captions.channel.into(),
+        );
+        let Some(caps) = choose_caps(&self.srcpad.peer_query_caps(Some(&template))) else {
+            self.explain_refused_caps(&template);
+            return;
+        };
+        if self.srcpad.current_caps().as_ref() == Some(&caps) {
+            return;
+        }
+        gst::debug!(CAT, obj = self.srcpad, "output caps {caps}");
+        self.set_kind(&caps);
+        self.srcpad.push_event(gst::event::Caps::new(&caps));
+    }
+
+    /// Downstream takes none of `offered`. When only the channel stands
+    /// in the way (it takes raw 608 alone, which has no field 2), an ERROR
+    /// says so; otherwise the next push fails with NOT_NEGOTIATED, which is
+    /// an error too.
+    pub(super) fn explain_refused_caps(&self, offered: &gst::Caps) {
+        gst::warning!(CAT, obj = self.srcpad, "downstream takes none of {offered}");
+        let channel: caption::Channel608 = self.captions.channel.into();
+        let template = self.srcpad.pad_template_caps();
+        if channel.is_field_2()
+            && choose_caps(&self.srcpad.peer_query_caps(Some(&template))).is_some()
+        {
+            if let Some(element) = self.element() {
+                gst::element_error!(
+                    element,
+                    gst::CoreError::Negotiation,
+                    (
+                        "caption-channel=cc3 cannot be output: {}; put ccconverter after the transcriber, or use caption-channel=cc1",
+                        caption::format::Unsupported::Field2InRaw
+                    )
+                );
+            }
+        }
+    }
+
+    /// Whether the text goes into an MP4/QuickTime muxer (looked up once
+    /// per negotiation).
+    pub(super) fn feeds_iso_muxer(&mut self) -> bool {
+        *self
+            .iso_muxer
+            .get_or_insert_with(|| super::downstream::feeds_iso_muxer(&self.srcpad))
+    }
+
+    /// Downstream asked for other caps (a new frame rate, say).
+    pub(super) fn check_reconfigure(&mut self) {
+        if self.caps_sent && self.srcpad.check_reconfigure() {
+            self.negotiate();
+        }
+    }
+
+    pub(super) fn push_buffer(
+        &mut self,
+        data: Vec<u8>,
+        pts: gst::ClockTime,
+        duration: gst::ClockTime,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut buffer = gst::Buffer::from_mut_slice(data);
+        {
+            let buffer = buffer.get_mut().expect("new buffer");
+            buffer.set_pts(pts);
+            buffer.set_duration(duration);
+            if std::mem::take(&mut self.discont) {
+                buffer.set_flags(gst::BufferFlags::DISCONT);
+            }
+        }
+        self.advance_to(pts + duration);
+        gst::log!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
+        let result = self.srcpad.push(buffer);
+        if let (Err(flow), Some(element)) = (result, self.element()) {
+            if matches!(
+                flow,
+                gst::FlowError::NotLinked | gst::FlowError::Error | gst::FlowError::NotNegotiated
+            ) {
+                gst::element_error!(
+                    element,
+                    gst::StreamError::Failed,
+                    ("Internal data stream error."),
+                    ["streaming stopped, reason {:?}", flow]
+                );
+            }
+        }
+        result
+    }
+
+    pub(super) fn advance_to(&mut self, end: gst::ClockTime) {
+        self.position = Some(self.position.map_or(end, |p| p.max(end)));
+    }
+
+    pub(super) fn send_language_tag(&mut self) {
+        if let Some(code) = self.language_code.take() {
+            let mut tags = gst::TagList::new();
+            tags.get_mut()
+                .expect("new tag list")
+                .add::<gst::tags::LanguageCode>(&code.as_str(), gst::TagMergeMode::Replace);
+            self.srcpad.push_event(gst::event::Tag::new(tags));
+        }
+    }
+}
+
+impl Output for SrcOutput {
+    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.check_reconfigure();
+        if self.post_messages.load(Ordering::Relaxed) {
+            self.report.message(cue.transcript_message());
+        }
+        if let Kind::Text = self.kind {
+            gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
+            return self.push_buffer(cue.text.into_bytes(), cue.pts, cue.duration);
+        }
+        // Frames before the word cannot change any more; the word starts
+        // on the first frame at or after its PTS, and nothing else starts
+        // before its end.
+        self.frames_until(cue.pts)?;
+        if let Kind::Captions(captions) = &mut self.kind {
+            let (start, end) = (cue.pts, cue.pts + cue.duration);
+            captions
+                .encoder
+                .push_cue(&cue.text, start.nseconds(), end.nseconds());
+        }
+        self.frames_until(cue.pts + cue.duration)
+    }
+
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
+        self.check_reconfigure();
+        if let Kind::Captions(_) = self.kind {
+            // Nothing is said until the gap's end: the frames up to there
+            // go out (with padding), so a muxer or cccombiner never waits.
+            let _ = self.frames_until(pts + duration);
+            return;
+        }
+        if self.feeds_iso_muxer() {
+            // The muxer drops GAPs and interleaves a sparse track by its
+            // last buffer, holding the audio back to the last word: an
+            // empty buffer over the silence is what it writes there anyway,
+            // and keeps the streams in step.
+            let _ = self.push_buffer(Vec::new(), pts, duration);
+            if duration.is_zero() {
+                // Where the text stands after a stall: the muxer takes its
+                // other inputs up to its last buffer only while another one
+                // waits on this pad, so one to stand there, one to wait.
+                let _ = self.push_buffer(Vec::new(), pts, duration);
+            }
+            return;
+        }
+        self.advance_to(pts + duration);
+        let mut gap = gst::event::Gap::builder(pts).duration(duration);
+        if let Some(seqnum) = seqnum {
+            gap = gap.seqnum(seqnum);
+        }
+        self.srcpad.push_event(gap.build());
+    }
+
+    fn event(&mut self, event: gst::Event) {
+        let segment = match event.view() {
+            gst::EventView::Segment(e) => e.segment().downcast_ref::<gst::ClockTime>().cloned(),
+            _ => None,
+        };
+        if matches!(
+            event.type_(),
+            gst::EventType::SegmentDone | gst::EventType::Segment
+        ) {
+            self.finish_captions();
+        }
+        if event.type_() == gst::EventType::StreamStart {
+            self.warned_replaced = false;
+            self.warned_dropped = false;
+        }
+        if let Some(segment) = &segment {
+            self.ensure_caps();
+            self.discont = true;
+            self.position = None;
+            self.segment_start = segment.start().unwrap_or(gst::ClockTime::ZERO);
+            self.restart_captions();
+        }
+        self.srcpad.push_event(event);
+        if segment.is_some() {
+            self.send_language_tag();
+        }
+    }
+
+    fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>) {
+        self.ensure_caps();
+        // Captions stay on screen to the end of the audio, then the
+        // display is finished (drain).
+        if let Some(end) = end {
+            let _ = self.frames_until(end);
+        }
+        self.finish_captions();
+        self.srcpad
+            .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
+    }
+
+    fn flushed(&mut self) {
+        self.discont = true;
+        self.position = None;
+        self.restart_captions();
+    }
+
+    fn resume(&mut self) {
+        // A zero-length GAP where the text stands is enough to preroll on,
+        // and says nothing new about the stream. (Caption frames go out
+        // for every stretch of time the worker passes on instead.)
+        if let (Some(position), Kind::Text) = (self.position, &self.kind) {
+            self.srcpad.push_event(
+                gst::event::Gap::builder(position)
+                    .duration(gst::ClockTime::ZERO)
+                    .build(),
+            );
+        }
+    }
+}

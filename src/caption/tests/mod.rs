@@ -158,3 +158,28 @@ pub(super) fn is_padding(pair: &[u8; 2]) -> bool {
 pub(super) fn strip(pair: [u8; 2]) -> [u8; 2] {
     [pair[0] & 0x7f, pair[1] & 0x7f]
 }
+
+/// Service 1's codes, in order, from every frame until `until`.
+pub(super) fn service_codes(enc: &mut Encoder, until: u64) -> Vec<(u64, Code708)> {
+    let mut codes = Vec::new();
+    for frame in enc.frames_until(until) {
+        for packet in frame.cea708 {
+            for service in packet.services() {
+                assert_eq!(service.number(), 1);
+                codes.extend(service.codes().iter().cloned().map(|c| (frame.pts, c)));
+            }
+        }
+    }
+    codes
+}
+
+/// Service 1's text; carriage returns as "\r".
+pub(super) fn service_text(enc: &mut Encoder, until: u64) -> String {
+    service_codes(enc, until)
+        .into_iter()
+        .filter_map(|(_, c)| match c {
+            Code708::CR => Some('\r'),
+            c => c.char(),
+        })
+        .collect()
+}

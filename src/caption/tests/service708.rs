@@ -3,31 +3,6 @@
 
 use super::*;
 
-/// Service 1's codes, in order, from every frame until `until`.
-fn service_codes(enc: &mut Encoder, until: u64) -> Vec<(u64, Code708)> {
-    let mut codes = Vec::new();
-    for frame in enc.frames_until(until) {
-        for packet in frame.cea708 {
-            for service in packet.services() {
-                assert_eq!(service.number(), 1);
-                codes.extend(service.codes().iter().cloned().map(|c| (frame.pts, c)));
-            }
-        }
-    }
-    codes
-}
-
-/// Service 1's text; carriage returns as "\r".
-fn service_text(enc: &mut Encoder, until: u64) -> String {
-    service_codes(enc, until)
-        .into_iter()
-        .filter_map(|(_, c)| match c {
-            Code708::CR => Some('\r'),
-            c => c.char(),
-        })
-        .collect()
-}
-
 #[test]
 fn service_1_defines_its_window_writes_the_words_and_deletes_it_after_the_silence() {
     let mut enc = encoder(Mode::RollUp2);

@@ -11,7 +11,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::remote::{transcribe, Run};
+use common::remote::{transcribe, transcribe_paced, Run};
 use common::vllm_double::{Double, Faults, SERVED_MODEL};
 
 fn tone() -> (Vec<f32>, Vec<usize>) {
@@ -254,4 +254,36 @@ fn the_readme_rack_line_runs_against_two_servers_one_dying() {
     // Whichever server the stream started on, the whole file was heard.
     let heard = dying.seen.lock().unwrap().samples + spare.seen.lock().unwrap().samples;
     assert!(heard > 16_000 * 5, "{heard}");
+}
+
+#[test]
+fn servers_of_a_rack_closing_idle_sessions_cost_no_rest_and_no_warning() {
+    let (audio, frames) = common::remote::bursts_4_s_apart();
+    let idle = || {
+        double(Faults {
+            idle_timeout: Some(Duration::from_millis(1500)),
+            ..Faults::default()
+        })
+    };
+    let servers = [idle(), idle()];
+    let urls: Vec<String> = servers.iter().map(Double::url).collect();
+    let run = transcribe_paced(&list(&urls), SERVED_MODEL, &audio, "speech-only=true");
+    assert!(run.warnings.is_empty(), "no WARNING: {:?}", run.warnings);
+    assert_every_word_at_its_frame(&run, &frames);
+    let idle_closes: u64 = servers
+        .iter()
+        .map(|s| s.seen.lock().unwrap().idle_closes)
+        .sum();
+    assert_eq!(
+        idle_closes, 3,
+        "both pauses' and the last idle session closed"
+    );
+    for (url, connections, failures) in server_counts(&run) {
+        assert_eq!(
+            failures, 0,
+            "{url}: {connections} connections, {failures} failures"
+        );
+    }
+    assert_eq!(run.stat("reconnects"), 0, "{:?}", run.stats);
+    assert_eq!(run.stat("audio-resent"), 0, "{:?}", run.stats);
 }

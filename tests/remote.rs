@@ -11,7 +11,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::remote::{transcribe, transcribe_with, Run};
+use common::remote::{transcribe, transcribe_paced, transcribe_with, Run};
 use common::vllm_double::{Double, Faults, SERVED_MODEL};
 use gst::prelude::*;
 
@@ -633,5 +633,79 @@ fn with_speech_only_the_server_gets_only_speech_and_its_margins() {
         seen.samples,
         plain_server.seen.lock().unwrap().samples,
         seen.utterances
+    );
+}
+
+/// A server that closes a session appending no audio for 1.5 s (vLLM's
+/// proposed idle watchdog, `VLLM_REALTIME_IDLE_TIMEOUT_S`, here shorter).
+fn closing_idle_sessions() -> Double {
+    double(Faults {
+        idle_timeout: Some(Duration::from_millis(1500)),
+        ..Faults::default()
+    })
+}
+
+#[test]
+fn a_server_closing_an_idle_session_is_no_failure_and_costs_nothing() {
+    let (audio, frames) = common::remote::bursts_4_s_apart();
+    let calm = double(Faults::default());
+    let expected = transcribe_paced(&calm.url(), SERVED_MODEL, &audio, "speech-only=true");
+    assert_eq!(expected.words.len(), frames.len(), "{:?}", expected.words);
+
+    let server = closing_idle_sessions();
+    let generations = server.watch_generations(Duration::from_secs(12));
+    let run = transcribe_paced(&server.url(), SERVED_MODEL, &audio, "speech-only=true");
+    let generations = generations.join().unwrap();
+
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert!(run.warnings.is_empty(), "no WARNING: {:?}", run.warnings);
+    assert_eq!(run.words, expected.words, "every word, at its place");
+    let seen = server.seen.lock().unwrap();
+    // In both pauses, and in the 2.5 s after the last utterance.
+    assert_eq!(seen.idle_closes, 3, "the server closed every idle session");
+    assert_eq!(
+        seen.samples,
+        calm.seen.lock().unwrap().samples,
+        "no audio sent twice"
+    );
+    assert_eq!(seen.utterances, 3);
+    assert_eq!(run.stat("reconnects"), 0, "{:?}", run.stats);
+    assert_eq!(run.stat("audio-resent"), 0, "{:?}", run.stats);
+    let servers = run.stats.as_ref().unwrap().get::<gst::Array>("servers");
+    let failures: u64 = servers
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.get::<gst::Structure>()
+                .unwrap()
+                .get::<u64>("failures")
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(failures, 0, "no failure counted: {:?}", run.stats);
+    assert_no_generation_open_in_the_pauses(&generations);
+}
+
+/// While the gate is closed no generation waits on the server (vLLM before
+/// PR 44461 wedged one that waited over 60 s for output): the pauses of
+/// `bursts_4_s_apart` run from 2.6 to 4.7 s and from 6.6 to 8.7 s (each
+/// utterance ends 1 s after its burst with the final commit and its
+/// answer; the next opens with the next burst).
+fn assert_no_generation_open_in_the_pauses(samples: &[(Duration, u64)]) {
+    let in_pause = |t: Duration| {
+        let s = t.as_secs_f64();
+        (3.0..4.6).contains(&s) || (7.0..8.6).contains(&s)
+    };
+    assert!(
+        samples.iter().any(|&(_, open)| open > 0),
+        "a generation ran for each burst: {samples:?}"
+    );
+    let open_in_pauses: Vec<_> = samples
+        .iter()
+        .filter(|&&(t, open)| in_pause(t) && open > 0)
+        .collect();
+    assert!(
+        open_in_pauses.is_empty(),
+        "generations open while the gate was closed: {open_in_pauses:?}"
     );
 }

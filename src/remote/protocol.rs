@@ -75,6 +75,12 @@ impl Event {
         }
     }
 
+    /// Whether the server is closing the session for want of audio (vLLM's
+    /// idle watchdog, `VLLM_REALTIME_IDLE_TIMEOUT_S`, PR 46926).
+    pub fn closes_idle_session(&self) -> bool {
+        matches!(self, Event::Error { code, .. } if code == "idle_timeout")
+    }
+
     /// Whether this is the server's answer to [`probe`].
     pub fn answers_probe(&self) -> bool {
         matches!(self, Event::Error { code, message } if code == "unknown_event" && message.contains(PROBE_TYPE))

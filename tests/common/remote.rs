@@ -74,6 +74,15 @@ pub fn record(pipeline: &gst::Pipeline, element: &gst::Element, run: &Arc<Mutex<
     });
 }
 
+/// The tone fixture's audio with three bursts of 3 frames, 4 s apart
+/// (at 0.96, 4.96 and 8.96 s; 12.8 s in all), and their frames: with
+/// speech-only each is an utterance of its own, with 2.4 s of silence
+/// between the end of one (its hangover and final commit) and the next.
+pub fn bursts_4_s_apart() -> (Vec<f32>, Vec<usize>) {
+    let frames: Vec<usize> = (12..160).step_by(50).flat_map(|s| s..s + 3).collect();
+    (super::tone_audio(160, &frames), frames)
+}
+
 /// Transcribes `audio` (non-live, 100 ms buffers) with engine=vllm at `url`.
 pub fn transcribe(url: &str, model: &str, audio: &[f32], extra: &str) -> Run {
     transcribe_with(url, model, audio, extra, |_| {})

@@ -18,12 +18,13 @@
 //! Unlike vLLM, a step is sent once its frame's look-ahead is in by the
 //! engine's measure (12.5 ms later than vLLM's).
 //!
-//! Faults, each once over the server's life, counted in deltas sent.
+//! Faults, each once over the server's life, counted in deltas sent; and
+//! an idle watchdog as vLLM PR 46926 proposes (`idle_timeout`).
 
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[cfg(not(feature = "local"))]
 use super::tone_stand_in::{ModelSpec, Stream};
@@ -72,6 +73,11 @@ pub struct Faults {
     pub served_model: Option<String>,
     /// Serve wss:// with this certificate chain and key (PEM files).
     pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    /// A session that appends no audio (and starts no utterance) for this
+    /// long gets an `idle_timeout` error and is closed, as with vLLM's
+    /// proposed `VLLM_REALTIME_IDLE_TIMEOUT_S`. Not counted in deltas:
+    /// every time it happens.
+    pub idle_timeout: Option<Duration>,
 }
 
 /// A client connection, plain or TLS.
@@ -81,6 +87,13 @@ pub enum Conn {
 }
 
 impl Conn {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Conn::Plain(tcp) => tcp,
+            Conn::Tls(tls) => &tls.sock,
+        }
+    }
+
     /// Cuts the connection, as a crash would.
     fn cut(&mut self) {
         let tcp = match self {
@@ -141,6 +154,11 @@ pub struct Seen {
     pub deltas: u64,
     /// Every `Authorization` header value received.
     pub authorizations: Vec<String>,
+    /// Utterances running now (committed, not done): a generation the
+    /// server keeps its KV cache for.
+    pub generations_open: u64,
+    /// Sessions closed by the idle watchdog.
+    pub idle_closes: u64,
 }
 
 pub struct Double {
@@ -215,6 +233,24 @@ impl Double {
         format!("ws://127.0.0.1:{port}/v1/realtime")
     }
 
+    /// Samples `Seen::generations_open` every 20 ms for `span`, on a
+    /// thread: (time since the call, generations open).
+    pub fn watch_generations(
+        &self,
+        span: Duration,
+    ) -> std::thread::JoinHandle<Vec<(Duration, u64)>> {
+        let seen = self.seen.clone();
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let mut samples = Vec::new();
+            while started.elapsed() < span {
+                samples.push((started.elapsed(), seen.lock().unwrap().generations_open));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            samples
+        })
+    }
+
     /// The wss:// URL, for a double serving TLS with a certificate for
     /// 127.0.0.1 (an address: a fresh root may not resolve localhost).
     pub fn tls_url(&self) -> String {
@@ -276,13 +312,39 @@ fn serve(tcp: TcpStream, shared: &Shared) {
         json!({"type": "session.created", "id": "sess-double", "created": 0}),
     );
     let mut session = Session::default();
+    let mut generation = Generation::new(shared);
+    if shared.faults.idle_timeout.is_some() {
+        // Reads wake up to look at the idle time.
+        let _ = ws
+            .get_ref()
+            .tcp()
+            .set_read_timeout(Some(Duration::from_millis(20)));
+    }
+    let mut active = Instant::now();
     loop {
         if shared.stop.load(Ordering::SeqCst) {
             return;
         }
+        generation.set(session.stream.is_some());
         let message = match ws.read() {
             Ok(Message::Text(t)) => t.to_string(),
             Ok(Message::Binary(_)) => return, // as vLLM 0.32: the socket closes
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if shared
+                    .faults
+                    .idle_timeout
+                    .is_some_and(|t| active.elapsed() >= t)
+                {
+                    close_idle(&mut ws, shared);
+                    return;
+                }
+                continue;
+            }
             Ok(Message::Close(_)) | Err(_) => return,
             Ok(_) => continue,
         };
@@ -292,9 +354,68 @@ fn serve(tcp: TcpStream, shared: &Shared) {
             }
             continue;
         };
+        if starts_activity(&session, &event) {
+            active = Instant::now();
+        }
         if !session.handle(&mut ws, shared, &event) {
             return;
         }
+    }
+}
+
+/// What resets the idle watchdog (PR 46926): an append, or a commit that
+/// starts a generation.
+fn starts_activity(session: &Session, event: &Value) -> bool {
+    match event.get("type").and_then(Value::as_str) {
+        Some("input_audio_buffer.append") => true,
+        Some("input_audio_buffer.commit") => {
+            event.get("final").and_then(Value::as_bool) != Some(true) && session.stream.is_none()
+        }
+        _ => false,
+    }
+}
+
+/// The idle watchdog fired: an `idle_timeout` error, then the close.
+fn close_idle(ws: &mut WebSocket<Conn>, shared: &Shared) {
+    shared.seen.lock().unwrap().idle_closes += 1;
+    let _ = error(
+        ws,
+        "Session closed after no audio was received",
+        "idle_timeout",
+    );
+    let _ = ws.close(None);
+    let _ = ws.flush();
+}
+
+/// Keeps `Seen::generations_open` for one connection: whether its session
+/// has a generation running, given back when the connection ends.
+struct Generation<'a> {
+    seen: &'a Mutex<Seen>,
+    open: bool,
+}
+
+impl<'a> Generation<'a> {
+    fn new(shared: &'a Shared) -> Self {
+        Generation {
+            seen: &shared.seen,
+            open: false,
+        }
+    }
+
+    fn set(&mut self, open: bool) {
+        if open != std::mem::replace(&mut self.open, open) {
+            let mut seen = self.seen.lock().unwrap();
+            match open {
+                true => seen.generations_open += 1,
+                false => seen.generations_open -= 1,
+            }
+        }
+    }
+}
+
+impl Drop for Generation<'_> {
+    fn drop(&mut self) {
+        self.set(false);
     }
 }
 

@@ -674,3 +674,22 @@ fn a_non_flushing_seek_shows_in_the_output_promptly() {
     // it for that long, and on a loaded machine the decodes add to it.
     assert!(segment_after < Duration::from_secs(1), "{segment_after:?}");
 }
+
+/// gst-inspect-1.0 shows each blurb on a line or two: what the value does
+/// and its unit, with the detail left to the guides.
+#[test]
+fn every_property_blurb_is_at_most_220_characters() {
+    common::init_plugin();
+    for name in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let element = gst::ElementFactory::make(name).build().unwrap();
+        for pspec in element.list_properties() {
+            let blurb = pspec.blurb().unwrap_or_default();
+            assert!(
+                !blurb.is_empty() && blurb.chars().count() <= 220,
+                "{name}.{}: {} characters: {blurb}",
+                pspec.name(),
+                blurb.chars().count()
+            );
+        }
+    }
+}

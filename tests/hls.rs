@@ -71,14 +71,14 @@ fn bursts() -> Vec<Vec<usize>> {
 /// the directory holding its playlist.m3u8 and segments.
 fn vod() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| run_readme_line("hls-vod", &common::readme_launch_line("hlssink2")))
+    DIR.get_or_init(|| run_readme_line("hls-vod", &common::doc_launch_line("hlssink2")))
 }
 
 /// The same with roll-up captions (the element's default mode).
 fn vod_roll_up() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let line = common::readme_launch_line("hlssink2");
+        let line = common::doc_launch_line("hlssink2");
         assert!(line.contains(" caption-mode=pop-on "), "{line}");
         run_readme_line("hls-roll-up", &line.replace(" caption-mode=pop-on ", " "))
     })

@@ -30,8 +30,8 @@ use common::{tone_audio, tone_frames, tone_model, truth};
 const STEP: Duration = Duration::from_secs(120);
 const README_URL: &str = "rtmp://127.0.0.1/live/KEY";
 
-fn readme_rtmp_lines() -> Vec<String> {
-    let lines = common::readme_launch_lines("rtmp2sink");
+fn readme_rtmp_lines() -> Vec<common::DocLine> {
+    let lines = common::doc_launch_lines("rtmp2sink");
     assert_eq!(lines.len(), 2, "the README's RTMP lines: from a file, live");
     lines
 }

@@ -44,7 +44,7 @@ fn the_readme_srt_line_delivers_every_word_to_an_ffmpeg_receiver() {
     let dir = common::scratch_dir("srt");
     let wav = dir.join("tone.wav");
     common::write_wav(&wav, &tone_audio(66, &tone_frames()));
-    let line = common::readme_launch_line("srtsink");
+    let line = common::doc_launch_line("srtsink");
     for part in ["examples/data/sample.wav", "srt://127.0.0.1:7001", "$MODEL"] {
         assert!(line.contains(part), "{part} is not in {line}");
     }

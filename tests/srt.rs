@@ -1,12 +1,12 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The README's SRT line (broadcast contribution): the transcriber's
+//! The SRT line of docs/streaming.md ("Over SRT"): the transcriber's
 //! captions in H.264 SEI, in MPEG-TS, sent by `srtsink` as a caller to
 //! ffmpeg listening on 127.0.0.1, which records what arrives; ffmpeg's
 //! subcc then reads the captions from the recording.
 //!
-//! The line runs as the README gives it, with the timing fixture (one word
+//! The line runs as the guide gives it, with the timing fixture (one word
 //! "x" per 80 ms frame of 1 kHz tone, tests/fixtures/README-tone.md) for
 //! the sample and a free port for 7001.
 

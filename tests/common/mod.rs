@@ -386,7 +386,15 @@ macro_rules! doc {
 /// by path from the crate's root, with their text. The tests find the
 /// lines they run here; tests/readme.rs fails when a file of docs/ with
 /// such a line is missing.
-pub const DOCS: &[(&str, &str)] = &[doc!("README.md")];
+pub const DOCS: &[(&str, &str)] = &[
+    doc!("README.md"),
+    doc!("docs/files-and-muxing.md"),
+    doc!("docs/closed-captions.md"),
+    doc!("docs/streaming.md"),
+    doc!("docs/remote-servers.md"),
+    doc!("docs/timing.md"),
+    doc!("docs/wording.md"),
+];
 
 /// A `gst-launch-1.0` line of the README or a guide, and the file it is in.
 /// It reads as the line (`&str`); `{}` prints the file too.

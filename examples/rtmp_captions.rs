@@ -91,8 +91,8 @@ fn main() {
     }
 }
 
-/// The README's RTMP line up to flvmux, ending in an appsink that the
-/// relay takes the FLV from. With a file, the appsink's clock keeps it to
+/// The live RTMP line of docs/streaming.md up to flvmux, ending in an
+/// appsink that the relay takes the FLV from. With a file, the appsink's clock keeps it to
 /// real time, as rtmp2sink would.
 fn capture_line(audio: &Audio, model: &std::path::Path, threads: u32) -> String {
     let (source, video, live) = match audio {

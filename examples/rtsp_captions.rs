@@ -35,7 +35,8 @@ usage: cargo run --example rtsp_captions -- [options]
 
 Prints `serving rtsp://ADDRESS:PORT/PATH` once clients can connect. The
 captions are CEA-608 (CC1) and CEA-708 (service 1) in the H.264 SEI: VLC
-shows them under Subtitle > Sub Track; see the README for ffplay and ffmpeg.";
+shows them under Subtitle > Sub Track; see docs/streaming.md for ffplay and
+ffmpeg.";
 
 /// The caption frame rate: the video is converted to it, and the
 /// transcriber writes one caption packet per frame of it.

@@ -2,9 +2,15 @@
 // SPDX-License-Identifier: MPL-2.0
 
 #![allow(clippy::non_send_fields_in_send_ty)]
-// The README is the crate's documentation, and its Rust snippet a doctest
-// that runs the local engine: the client build leaves both out.
+// The README is the crate's documentation, and the Rust snippet of
+// docs/from-code.md a doctest (`FromCode` below) that runs the local engine:
+// the client build leaves both out.
 #![cfg_attr(feature = "local", doc = include_str!("../README.md"))]
+
+/// docs/from-code.md, for `cargo test --doc` to run its Rust snippet.
+#[cfg(all(doctest, feature = "local"))]
+#[doc = include_str!("../docs/from-code.md")]
+pub struct FromCode;
 
 // The elements are the plugin's interface; the rest is public for the
 // tests, benches, fuzz targets and examples only.

@@ -1,7 +1,7 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! HLS with the captions in the video (README "HLS"): the transcriber's
+//! HLS with the captions in the video (docs/streaming.md, "HLS"): the transcriber's
 //! pop-on `cc_data` in the H.264 SEI, cut into MPEG-TS segments by stock
 //! `hlssink2` and served over HTTP on 127.0.0.1. ffmpeg reads the playlist
 //! back, and hls.js (tests/hls/, from npm) plays it in headless Chromium,
@@ -39,7 +39,7 @@ const SEGMENT_MS: u64 = 2002;
 const BOUNDARIES: usize = 10;
 /// The audio: the last burst, then 2 s of silence, in 80 ms frames.
 const AUDIO_FRAMES: usize = 284;
-/// Video frames for as long as the audio (the README's `num-buffers`).
+/// Video frames for as long as the audio (the guide's `num-buffers`).
 const VIDEO_FRAMES: u32 = 682;
 /// mpegtsmux writes running time 0 as PTS 3600 s (checked on segment 0).
 const TS_OFFSET_S: f64 = 3600.0;
@@ -67,18 +67,18 @@ fn bursts() -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The README's line run on the tone bursts, once for all the tests here:
+/// The guide's HLS line run on the tone bursts, once for all the tests here:
 /// the directory holding its playlist.m3u8 and segments.
 fn vod() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| run_readme_line("hls-vod", &common::readme_launch_line("hlssink2")))
+    DIR.get_or_init(|| run_readme_line("hls-vod", &common::doc_launch_line("hlssink2")))
 }
 
 /// The same with roll-up captions (the element's default mode).
 fn vod_roll_up() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let line = common::readme_launch_line("hlssink2");
+        let line = common::doc_launch_line("hlssink2");
         assert!(line.contains(" caption-mode=pop-on "), "{line}");
         run_readme_line("hls-roll-up", &line.replace(" caption-mode=pop-on ", " "))
     })
@@ -515,7 +515,7 @@ fn hls_js_in_chromium_shows_every_caption_whole_at_its_place_against_the_video_t
 
 #[test]
 fn hls_js_shows_a_roll_up_row_whole_from_the_time_of_its_first_word() {
-    // Why the README's HLS line uses pop-on: hls.js 1.7 gathers a roll-up
+    // Why the guide's HLS line uses pop-on: hls.js 1.7 gathers a roll-up
     // row's characters into one cue from the first one to the next
     // carriage return, so a word shows as early as the first word of its
     // row. The cues are there once hls.js has parsed the fragments;
@@ -556,7 +556,7 @@ fn hls_js_shows_a_roll_up_row_whole_from_the_time_of_its_first_word() {
     );
 }
 
-/// The README's chain, live: the tone bursts pushed in real time, a live
+/// The guide's chain, live: the tone bursts pushed in real time, a live
 /// test pattern, and a sliding playlist (`playlist-length=3`, the least
 /// the HLS specification allows a live playlist, files deleted after 5).
 fn live_pipeline(dir: &Path) -> gst::Pipeline {

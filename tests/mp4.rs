@@ -341,7 +341,7 @@ fn silences_are_empty_buffers_only_for_an_mp4_muxer() {
 
 #[test]
 fn a_long_delay_muxes_when_the_audio_queue_holds_the_latency() {
-    // The README's advice for delay=1200 and more: the audio branch waits
+    // The advice of docs/files-and-muxing.md for delay=1200 and more: the audio branch waits
     // for text that comes that much later.
     common::init_plugin();
     let path = common::scratch_dir("long-delay").join("out.mp4");

@@ -3,7 +3,7 @@
 
 //! Runs the Python example (examples/python/transcribe.py, PyGObject) against
 //! the debug build of the plugin, loaded through GST_PLUGIN_PATH as a user
-//! would, so the README's "From Python" section keeps working.
+//! would, so the "From Python" section of docs/from-code.md keeps working.
 
 // Every test here runs the local engine (the client build has none).
 #![cfg(feature = "local")]

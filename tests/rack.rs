@@ -245,7 +245,7 @@ fn the_readme_rack_line_runs_against_two_servers_one_dying() {
         served_model: model,
         ..Default::default()
     });
-    let line = common::readme_launch_line("sample-rack.srt")
+    let line = common::doc_launch_line("sample-rack.srt")
         .replace("ws://gpu1:8000/v1/realtime", &dying.url())
         .replace("ws://gpu2:8000/v1/realtime", &spare.url());
     let dir = common::readme_dir("readme-rack");

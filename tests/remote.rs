@@ -425,7 +425,7 @@ fn the_readme_line_runs_against_a_server() {
         served_model: Some("mistralai/Voxtral-Mini-4B-Realtime-2602".into()),
         ..Faults::default()
     });
-    let line = common::readme_launch_line("engine=vllm")
+    let line = common::doc_launch_line("engine=vllm")
         .replace("ws://127.0.0.1:8000/v1/realtime", &server.url());
     let dir = common::readme_dir("readme-remote");
     common::run_readme_line(&line, &dir);

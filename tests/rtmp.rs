@@ -1,14 +1,14 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The README's RTMP lines (live streaming platforms): the transcriber's
+//! The RTMP lines of docs/streaming.md ("RTMP ingest"): the transcriber's
 //! captions in H.264 SEI, in FLV, published by `rtmp2sink` to a real RTMP
 //! server on 127.0.0.1 (nginx with Debian's libnginx-mod-rtmp, its config
 //! written here), and read back by ffmpeg playing `rtmp://127.0.0.1/...`:
 //! CEA-608 CC1 with ffmpeg's subcc, CEA-708 service 1 with ccextractor and
 //! cea708-types.
 //!
-//! The lines run as the README gives them, with the timing fixture (one
+//! The lines run as the guide gives them, with the timing fixture (one
 //! word "x" per 80 ms frame of 1 kHz tone, tests/fixtures/README-tone.md)
 //! for the sample and the test server's port.
 
@@ -30,9 +30,13 @@ use common::{tone_audio, tone_frames, tone_model, truth};
 const STEP: Duration = Duration::from_secs(120);
 const README_URL: &str = "rtmp://127.0.0.1/live/KEY";
 
-fn readme_rtmp_lines() -> Vec<String> {
-    let lines = common::readme_launch_lines("rtmp2sink");
-    assert_eq!(lines.len(), 2, "the README's RTMP lines: from a file, live");
+fn readme_rtmp_lines() -> Vec<common::DocLine> {
+    let lines = common::doc_launch_lines("rtmp2sink");
+    assert_eq!(
+        lines.len(),
+        2,
+        "the RTMP lines of docs/streaming.md: from a file, live: {lines:?}"
+    );
     lines
 }
 
@@ -59,7 +63,7 @@ fn player(url: &str, ts: &std::path::Path) -> Recording {
     Recording::start(&["-rw_timeout", "15000000", "-i", url], ts)
 }
 
-/// Runs a README line (a publisher) to its end.
+/// Runs one of those lines (a publisher) to its end.
 fn publish(line: &str, dir: &std::path::Path) -> Output {
     common::readme_line_output(line, dir, tone_model())
 }

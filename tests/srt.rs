@@ -1,12 +1,12 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The README's SRT line (broadcast contribution): the transcriber's
+//! The SRT line of docs/streaming.md ("Over SRT"): the transcriber's
 //! captions in H.264 SEI, in MPEG-TS, sent by `srtsink` as a caller to
 //! ffmpeg listening on 127.0.0.1, which records what arrives; ffmpeg's
 //! subcc then reads the captions from the recording.
 //!
-//! The line runs as the README gives it, with the timing fixture (one word
+//! The line runs as the guide gives it, with the timing fixture (one word
 //! "x" per 80 ms frame of 1 kHz tone, tests/fixtures/README-tone.md) for
 //! the sample and a free port for 7001.
 
@@ -44,7 +44,7 @@ fn the_readme_srt_line_delivers_every_word_to_an_ffmpeg_receiver() {
     let dir = common::scratch_dir("srt");
     let wav = dir.join("tone.wav");
     common::write_wav(&wav, &tone_audio(66, &tone_frames()));
-    let line = common::readme_launch_line("srtsink");
+    let line = common::doc_launch_line("srtsink");
     for part in ["examples/data/sample.wav", "srt://127.0.0.1:7001", "$MODEL"] {
         assert!(line.contains(part), "{part} is not in {line}");
     }

@@ -375,27 +375,84 @@ pub fn run_to_end(pipeline: &gst::Element, timeout: std::time::Duration) -> gst:
     message
 }
 
-/// The README's `gst-launch-1.0` lines that contain `part` (`""`: all of
-/// them), in order.
-pub fn readme_launch_lines(part: &str) -> Vec<String> {
-    include_str!("../../README.md")
-        .lines()
+/// A file of the crate, by path from its root, with its text.
+macro_rules! doc {
+    ($file:literal) => {
+        ($file, include_str!(concat!("../../", $file)))
+    };
+}
+
+/// The README and the guides under docs/ that have `gst-launch-1.0` lines,
+/// by path from the crate's root, with their text. The tests find the
+/// lines they run here; tests/readme.rs fails when a file of docs/ with
+/// such a line is missing.
+pub const DOCS: &[(&str, &str)] = &[
+    doc!("README.md"),
+    doc!("docs/files-and-muxing.md"),
+    doc!("docs/closed-captions.md"),
+    doc!("docs/streaming.md"),
+    doc!("docs/remote-servers.md"),
+    doc!("docs/timing.md"),
+    doc!("docs/wording.md"),
+];
+
+/// A `gst-launch-1.0` line of the README or a guide, and the file it is in.
+/// It reads as the line (`&str`); `{}` prints the file too.
+#[derive(Clone, Debug)]
+pub struct DocLine {
+    /// The file, from the crate's root: `README.md`, `docs/streaming.md`.
+    pub file: &'static str,
+    pub line: String,
+}
+
+impl std::ops::Deref for DocLine {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.line
+    }
+}
+
+impl std::fmt::Display for DocLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.line)
+    }
+}
+
+/// The lines of `text` that a shell runs as `gst-launch-1.0`.
+pub fn launch_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
         .map(str::trim)
-        .filter(|l| l.starts_with("gst-launch-1.0 ") && l.contains(part))
-        .map(str::to_owned)
+        .filter(|l| l.starts_with("gst-launch-1.0 "))
+}
+
+/// The `gst-launch-1.0` lines of the README and the guides ([`DOCS`]) that
+/// contain `part` (`""`: all of them), in order.
+pub fn doc_launch_lines(part: &str) -> Vec<DocLine> {
+    DOCS.iter()
+        .flat_map(|&(file, text)| {
+            launch_lines(text)
+                .filter(|l| l.contains(part))
+                .map(move |l| DocLine {
+                    file,
+                    line: l.to_owned(),
+                })
+        })
         .collect()
 }
 
-/// The README's first `gst-launch-1.0` line that contains `part`.
-pub fn readme_launch_line(part: &str) -> String {
-    readme_launch_lines(part)
+/// The first `gst-launch-1.0` line of the README and the guides that
+/// contains `part`.
+pub fn doc_launch_line(part: &str) -> DocLine {
+    doc_launch_lines(part)
         .into_iter()
         .next()
-        .unwrap_or_else(|| panic!("the README has no gst-launch-1.0 line with {part}"))
+        .unwrap_or_else(|| {
+            panic!("neither the README nor a guide of docs/ has a gst-launch-1.0 line with {part}")
+        })
 }
 
-/// A scratch directory named `name` where the README's lines can run as
-/// written (`examples/` linked in).
+/// A scratch directory named `name` where the lines of the README and the
+/// guides can run as written (`examples/` linked in).
 pub fn readme_dir(name: &str) -> PathBuf {
     let dir = scratch_dir(name);
     std::os::unix::fs::symlink(
@@ -406,8 +463,8 @@ pub fn readme_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs a README shell line in `dir` with the plugin built for the tests
-/// and `$MODEL` set to `model`, for at most 120 s.
+/// Runs a shell line of the README or a guide in `dir` with the plugin
+/// built for the tests and `$MODEL` set to `model`, for at most 120 s.
 pub fn readme_line_output(
     line: &str,
     dir: &std::path::Path,
@@ -430,8 +487,9 @@ pub fn run_readme_line_with(line: &str, dir: &std::path::Path, model: impl AsRef
     assert!(!log.contains("ERROR"), "{line}\n{log}");
 }
 
-/// Runs a README shell line in `dir` with the plugin built for the tests
-/// (`$MODEL` the tiny model); asserts it succeeds without an ERROR.
+/// Runs a shell line of the README or a guide in `dir` with the plugin
+/// built for the tests (`$MODEL` the tiny model); asserts it succeeds
+/// without an ERROR.
 pub fn run_readme_line(line: &str, dir: &std::path::Path) {
     run_readme_line_with(line, dir, tiny_model());
 }

@@ -323,12 +323,12 @@ fn build_hint(backend: Backend) -> Option<&'static str> {
     match backend {
         Backend::Cuda if !cfg!(feature = "cuda") => Some(
             "build with `cargo build --release --features cuda` or `meson setup -Dcuda=enabled` \
-             (needs the CUDA toolkit, README \"GPU backends\")",
+             (needs the CUDA toolkit, docs/gpu.md)",
         ),
         Backend::Vulkan if !cfg!(feature = "vulkan") => Some(
             "build with `cargo build --release --features vulkan` or `meson setup -Dvulkan=enabled` \
              (needs Vulkan headers 1.3.272 or newer and glslc: Debian 13, SETUP_VULKAN=1 \
-             scripts/setup; README \"GPU backends\")",
+             scripts/setup; docs/gpu.md)",
         ),
         _ => None,
     }

@@ -284,7 +284,7 @@ fn percentile(mut values: Vec<u64>, p: usize) -> u64 {
     values[(values.len() * p / 100).min(values.len() - 1)]
 }
 
-/// The figures in the README ("A house dictionary"): what holding words
+/// The figures in docs/wording.md ("What it costs"): what holding words
 /// that may start a phrase adds to their latency, on news-like speech with
 /// rules whose first words are common ("the", "new", "prime").
 #[test]

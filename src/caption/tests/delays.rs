@@ -47,7 +47,7 @@ fn word_delays(fps: Framerate, wps: u64) -> (u64, u64) {
     (*delays.last().unwrap(), p95)
 }
 
-/// The figures in the README's "Closed captions" section:
+/// The figures in docs/closed-captions.md:
 /// `cargo test --lib caption::tests::delays::word_delay -- --nocapture`.
 #[test]
 fn word_delay_at_3_and_5_words_a_second_stays_small() {

@@ -31,6 +31,8 @@ pub mod remote;
 #[doc(hidden)]
 pub mod settings;
 pub mod sink;
+#[doc(hidden)]
+pub mod speakers;
 pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;

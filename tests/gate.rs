@@ -163,45 +163,15 @@ fn a_pause_shorter_than_the_hangover_keeps_the_gate_open_and_a_longer_one_closes
     }
 }
 
-/// espeak-ng saying `text` (with SSML breaks if any), 16 kHz samples.
-fn espeak(text: &str, dir: &std::path::Path) -> Vec<f32> {
-    let wav = dir.join("speech.wav");
-    let spoke = std::process::Command::new("espeak-ng")
-        .args(["-m", "-s", "150", "-w"])
-        .arg(&wav)
-        .arg(text)
-        .status()
-        .expect("espeak-ng (Debian package espeak-ng)");
-    assert!(spoke.success());
-    raw_of(
-        std::process::Command::new("sox").arg(&wav),
-        &dir.join("speech.f32"),
-        &[],
-    )
-}
-
-/// What `sox` (its input already given) makes as 16 kHz mono f32.
-fn raw_of(sox: &mut std::process::Command, raw: &std::path::Path, effects: &[&str]) -> Vec<f32> {
-    let ok = sox
-        .args([
-            "-r", "16000", "-c", "1", "-e", "float", "-b", "32", "-t", "raw",
-        ])
-        .arg(raw)
-        .args(effects)
-        .status()
-        .expect("sox");
-    assert!(ok.success());
-    common::read_f32le(raw)
-}
-
 #[test]
 fn speech_that_never_pauses_is_decoded_as_without_the_gate() {
     // The tone fixture writes for speech's 1 kHz band: about 10 s of talk
     // without a pause of the hangover's length.
     let dir = common::scratch_dir("gate-no-pause");
-    let audio = espeak(
+    let audio = common::espeak(
         "The quick brown fox jumps over the lazy dog while the captions keep coming \
          and nobody pauses for breath at all in this sentence",
+        None,
         &dir,
     );
     let gated = run(&audio, "speech-only=true", false);
@@ -215,11 +185,12 @@ fn speech_that_never_pauses_is_decoded_as_without_the_gate() {
 #[test]
 fn speech_with_pauses_gives_the_same_words_with_and_without_the_gate() {
     let dir = common::scratch_dir("gate-pauses");
-    let audio = espeak(
+    let audio = common::espeak(
         "<speak>Good evening, this is the late news from the studio. <break time=\"3s\"/> \
          The weather stays fine and warm through the weekend. <break time=\"4s\"/> \
          Traffic is light on every road tonight. <break time=\"2500ms\"/> \
          Thank you for listening. <break time=\"1300ms\"/> Goodbye.</speak>",
+        None,
         &dir,
     );
     let gated = run(&audio, "speech-only=true", false);
@@ -278,7 +249,7 @@ fn noise_keeps_the_gate_closed_and_music_opens_it() {
         ),
     ] {
         let raw = dir.join(format!("{name}.f32"));
-        let audio = raw_of(std::process::Command::new("sox").arg("-n"), &raw, &effect);
+        let audio = common::raw_of(std::process::Command::new("sox").arg("-n"), &raw, &effect);
         let gated = run(&audio, "speech-only=true", false);
         let received = gated.stat("audio-received");
         let left_out = gated.stat("audio-gated");

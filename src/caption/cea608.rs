@@ -38,6 +38,8 @@ struct Word {
     start: u64,
     end: u64,
     ends_sentence: bool,
+    /// The first word of a new speaker: it starts a new row.
+    new_row: bool,
 }
 
 /// The CEA-608 caption state of one stream.
@@ -109,7 +111,20 @@ impl Track {
             start,
             end: end.max(start),
             ends_sentence: super::ends_sentence(text),
+            new_row: false,
         });
+    }
+
+    /// Queues the first word of a new speaker: on a new row, after
+    /// `prefix` (">> "), which goes through the same character mapping.
+    pub fn push_turn(&mut self, prefix: &str, text: &str, start: u64, end: u64) {
+        let queued = self.queue.len();
+        self.push_word(&format!("{prefix}{text}"), start, end);
+        if self.queue.len() > queued {
+            if let Some(word) = self.queue.back_mut() {
+                word.new_row = true;
+            }
+        }
     }
 
     /// The pair for a frame at `t` that has room for one.
@@ -177,6 +192,9 @@ impl Track {
 
     fn send_word(&mut self, word: Word) {
         let mut out = Pairs::new(self.field);
+        if word.new_row {
+            self.layout.break_line();
+        }
         for piece in self.layout.place(word.glyphs.len()) {
             self.begin_piece(piece.new_line, &mut out);
             if piece.space_before {

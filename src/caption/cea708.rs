@@ -39,6 +39,8 @@ struct Word {
     start: u64,
     end: u64,
     ends_sentence: bool,
+    /// The first word of a new speaker: it starts a new row.
+    new_row: bool,
 }
 
 /// The CEA-708 caption state of one stream.
@@ -92,7 +94,20 @@ impl Track {
             start,
             end: end.max(start),
             ends_sentence: super::ends_sentence(text),
+            new_row: false,
         });
+    }
+
+    /// Queues the first word of a new speaker: on a new row, after
+    /// `prefix` (">> "), which goes through the same character mapping.
+    pub fn push_turn(&mut self, prefix: &str, text: &str, start: u64, end: u64) {
+        let queued = self.queue.len();
+        self.push_word(&format!("{prefix}{text}"), start, end);
+        if self.queue.len() > queued {
+            if let Some(word) = self.queue.back_mut() {
+                word.new_row = true;
+            }
+        }
     }
 
     /// Source characters that CEA-708 could not show as themselves.
@@ -139,6 +154,9 @@ impl Track {
     }
 
     fn write_word(&mut self, word: Word, codes: &mut Vec<Code>) {
+        if word.new_row {
+            self.layout.break_line();
+        }
         for piece in self.layout.place(word.codes.len()) {
             self.begin_piece(piece.new_line, codes);
             if piece.space_before {

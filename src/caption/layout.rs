@@ -38,6 +38,14 @@ impl Layout {
         self.column = 0;
     }
 
+    /// The next word starts a new line, as after a full one (a new
+    /// speaker's row, or pop-on: a new caption).
+    pub fn break_line(&mut self) {
+        if self.column > 0 {
+            self.column = COLUMNS;
+        }
+    }
+
     /// Places a word `width` columns wide: after a space on the current
     /// line when it fits there, else at the start of a new line. A word
     /// wider than a line is cut into line-wide pieces, each on a line of

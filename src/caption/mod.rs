@@ -200,6 +200,8 @@ pub struct Encoder {
     index: u64,
     cea608: cea608::Track,
     cea708: cea708::Track,
+    /// The prefix of the next word, the first of a new speaker.
+    turn: Option<String>,
 }
 
 /// Frames `drain` may add after the last word at most (a minute): a bound
@@ -215,6 +217,7 @@ impl Encoder {
             index: 0,
             cea608: cea608::Track::new(config.mode, config.timing, config.channel),
             cea708: cea708::Track::new(config.mode, config.timing, config.service),
+            turn: None,
         }
     }
 
@@ -224,8 +227,23 @@ impl Encoder {
 
     /// Queues one word starting at `start` and ending at `end` (ns).
     pub fn push_word(&mut self, text: &str, start: u64, end: u64) {
-        self.cea608.push_word(text, start, end);
-        self.cea708.push_word(text, start, end);
+        match self.turn.take() {
+            Some(prefix) => {
+                self.cea608.push_turn(&prefix, text, start, end);
+                self.cea708.push_turn(&prefix, text, start, end);
+            }
+            None => {
+                self.cea608.push_word(text, start, end);
+                self.cea708.push_word(text, start, end);
+            }
+        }
+    }
+
+    /// A new speaker starts with the next word: it goes on a new row (a
+    /// new caption in pop-on) after `prefix` (">> ", or "" for the row
+    /// alone).
+    pub fn speaker_change(&mut self, prefix: &str) {
+        self.turn = Some(prefix.to_owned());
     }
 
     /// Queues a cue of one or more words: its time is shared among them by

@@ -42,6 +42,8 @@ pub struct TimedCue {
     pub duration: gst::ClockTime,
     /// The segment the times are in.
     pub segment: gst::FormattedSegment<gst::ClockTime>,
+    /// Who said it, when a speaker source is in use.
+    pub speaker: Option<String>,
 }
 
 /// `t` (a buffer time of `segment`) as running time; times outside the
@@ -91,8 +93,44 @@ impl TimedCue {
             .field("stream-time", self.stream_time(self.pts))
             .field("stream-time-end", self.stream_time(end))
             .field("is-final", true)
+            .field_if_some("speaker", self.speaker.as_deref())
             .build()
     }
+}
+
+/// A `voxtralrt/speaker` event as the worker takes it: a name the outputs
+/// cannot carry (empty, over 32 characters, a control character) becomes
+/// the pad's name, with a WARNING that says why. Other events pass as
+/// they are.
+pub fn check_speaker_event(event: gst::Event, pad: &gst::Pad) -> gst::Event {
+    use crate::speakers::{check_name, SPEAKER_EVENT};
+    use gst::prelude::*;
+    let gst::EventView::CustomDownstream(e) = event.view() else {
+        return event;
+    };
+    let Some(s) = e.structure().filter(|s| s.name() == SPEAKER_EVENT) else {
+        return event;
+    };
+    let given = s.get::<String>("speaker").unwrap_or_default();
+    let fallback = pad.name().to_string();
+    let name = check_name(&given).unwrap_or_else(|why| {
+        if let Some(element) = pad.parent_element() {
+            report::Reporter::new(&element).warning(
+                report::Cause::Settings,
+                &format!(
+                    "speaker {given:?} on pad {fallback}: {why}; the words are given to \
+                     {fallback:?} instead"
+                ),
+            );
+        }
+        fallback
+    });
+    let checked = gst::Structure::builder(SPEAKER_EVENT)
+        .field("speaker", &name)
+        .build();
+    gst::event::CustomDownstream::builder(checked)
+        .seqnum(event.seqnum())
+        .build()
 }
 
 /// Where the worker delivers its results. Called on the worker thread only.

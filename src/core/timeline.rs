@@ -36,6 +36,7 @@ impl Timeline {
             duration: gst::ClockTime::from_nseconds(cue.end - cue.start),
             text: cue.text,
             segment: self.segment.clone(),
+            speaker: None,
         }
     }
 

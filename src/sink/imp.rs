@@ -110,6 +110,10 @@ struct TranscriptFile {
     path: PathBuf,
     format: FileFormat,
     cues: u64,
+    /// The speaker of the last cue written.
+    speaker: Option<String>,
+    /// The last text written did not end its line (txt).
+    mid_line: bool,
 }
 
 impl TranscriptFile {
@@ -132,6 +136,8 @@ impl TranscriptFile {
             path: path.to_owned(),
             format,
             cues: 0,
+            speaker: None,
+            mid_line: false,
         })
     }
 
@@ -139,7 +145,14 @@ impl TranscriptFile {
     /// with whole cues (the OS keeps what was written if the process dies).
     fn write(&mut self, cue: &FileCue<'_>, line_cue: bool) -> std::io::Result<()> {
         self.cues += 1;
-        let text = self.format.cue(self.cues, cue, line_cue);
+        let turn = cue.speaker.is_some() && cue.speaker != self.speaker.as_deref();
+        let mut text = self.format.cue(self.cues, cue, line_cue, turn);
+        if turn && self.mid_line && self.format == FileFormat::Txt {
+            // A new speaker starts a line of their own.
+            text.insert(0, '\n');
+        }
+        self.speaker = cue.speaker.map(str::to_owned);
+        self.mid_line = !text.ends_with('\n');
         self.file.write_all(text.as_bytes())
     }
 }
@@ -162,6 +175,7 @@ impl SinkOutput {
             end: cue.stream_time(cue.end()),
             running_start: cue.running_time(cue.pts),
             running_end: cue.running_time(cue.end()),
+            speaker: cue.speaker.as_deref(),
         }
     }
 }
@@ -178,7 +192,12 @@ impl Output for SinkOutput {
         }
         element.emit_by_name::<()>(
             "transcript",
-            &[&times.text, &times.running_start, &cue.duration.nseconds()],
+            &[
+                &times.text,
+                &times.running_start,
+                &cue.duration.nseconds(),
+                &times.speaker,
+            ],
         );
         if let Some(file) = &mut self.file {
             if let Err(e) = file.write(&times, self.line_cues) {
@@ -306,6 +325,8 @@ impl ObjectImpl for Sink {
                     String::static_type(),
                     u64::static_type(),
                     u64::static_type(),
+                    // The speaker (NULL when no speaker source is in use).
+                    String::static_type(),
                 ])
                 .build()]
         });
@@ -465,6 +486,12 @@ impl BaseSinkImpl for Sink {
             gst::EventView::Segment(_) | gst::EventView::Gap(_) => {
                 if let Some(core) = self.core() {
                     let _ = core.push_event(event.clone());
+                }
+            }
+            gst::EventView::CustomDownstream(_) => {
+                if let Some(core) = self.core() {
+                    let pad = self.obj().static_pad("sink").expect("a sink's pad");
+                    let _ = core.push_event(crate::core::check_speaker_event(event.clone(), &pad));
                 }
             }
             _ => {}

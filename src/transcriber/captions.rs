@@ -73,13 +73,18 @@ impl From<CaptionMode> for caption::Mode {
 }
 
 /// The values behind the caption properties.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CaptionSettings {
     pub mode: CaptionMode,
     pub clear_after_ms: u32,
     pub channel: CaptionChannel,
     pub service: u32,
+    /// What starts a new speaker's row.
+    pub speaker_prefix: String,
 }
+
+/// Broadcast captions mark a change of speaker with a chevron.
+pub const DEFAULT_SPEAKER_PREFIX: &str = ">> ";
 
 impl Default for CaptionSettings {
     fn default() -> Self {
@@ -88,6 +93,7 @@ impl Default for CaptionSettings {
             clear_after_ms: caption::DEFAULT_CLEAR_AFTER_MS as u32,
             channel: CaptionChannel::Cc1,
             service: 1,
+            speaker_prefix: DEFAULT_SPEAKER_PREFIX.to_owned(),
         }
     }
 }
@@ -122,6 +128,12 @@ impl CaptionSettings {
                 .default_value(d.service)
                 .mutable_ready()
                 .build(),
+            glib::ParamSpecString::builder("speaker-prefix")
+                .nick("Speaker prefix")
+                .blurb("Closed captions: what starts the new row at each change of speaker (when a speaker source is in use); empty: the row alone")
+                .default_value(Some(DEFAULT_SPEAKER_PREFIX))
+                .mutable_ready()
+                .build(),
         ]
     }
 
@@ -132,6 +144,12 @@ impl CaptionSettings {
             "caption-clear-after" => self.clear_after_ms = value.get().expect("type checked"),
             "caption-channel" => self.channel = value.get().expect("type checked"),
             "caption-service" => self.service = value.get().expect("type checked"),
+            "speaker-prefix" => {
+                self.speaker_prefix = value
+                    .get::<Option<String>>()
+                    .expect("type checked")
+                    .unwrap_or_default()
+            }
             _ => return false,
         }
         true
@@ -143,6 +161,7 @@ impl CaptionSettings {
             "caption-clear-after" => Some(self.clear_after_ms.to_value()),
             "caption-channel" => Some(self.channel.to_value()),
             "caption-service" => Some(self.service.to_value()),
+            "speaker-prefix" => Some(self.speaker_prefix.to_value()),
             _ => None,
         }
     }

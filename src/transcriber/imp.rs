@@ -102,7 +102,9 @@ impl Transcriber {
                 self.srcpad.push_event(event)
             }
             _ if event.is_serialized() => match self.core() {
-                Some(core) => core.push_event(event).is_ok(),
+                Some(core) => core
+                    .push_event(crate::core::check_speaker_event(event, pad))
+                    .is_ok(),
                 None => false,
             },
             _ => gst::Pad::event_default(pad, Some(&*self.obj()), event),
@@ -144,7 +146,7 @@ impl Transcriber {
             &self.obj(),
             &self.srcpad,
             &settings,
-            *self.caption_settings.lock().unwrap(),
+            self.caption_settings.lock().unwrap().clone(),
             self.caption_losses.clone(),
             self.post_messages.clone(),
         );

@@ -52,6 +52,8 @@ pub(super) struct SrcOutput {
     /// The text goes into an MP4/QuickTime muxer (see `gap`); `None`:
     /// not looked up since the last negotiation.
     pub(super) iso_muxer: Option<bool>,
+    /// The speaker of the last word sent, when a speaker source is in use.
+    pub(super) speaker: Option<String>,
 }
 
 impl SrcOutput {
@@ -79,6 +81,7 @@ impl SrcOutput {
             discont: true,
             position: None,
             iso_muxer: None,
+            speaker: None,
         }
     }
 
@@ -202,13 +205,37 @@ impl SrcOutput {
     }
 }
 
+impl SrcOutput {
+    /// The cue's speaker, if it is not the last word's.
+    fn speaker_changes<'c>(&mut self, cue: &'c TimedCue) -> Option<&'c str> {
+        let speaker = cue.speaker.as_deref()?;
+        if self.speaker.as_deref() == Some(speaker) {
+            return None;
+        }
+        self.speaker = Some(speaker.to_owned());
+        Some(speaker)
+    }
+}
+
+/// What gst-plugins-rs' caption and accumulate elements act on.
+fn speaker_change_event(speaker: &str) -> gst::Event {
+    let s = gst::Structure::builder(crate::speakers::SPEAKER_CHANGE_EVENT)
+        .field("speaker", speaker)
+        .build();
+    gst::event::CustomDownstream::new(s)
+}
+
 impl Output for SrcOutput {
     fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
         self.check_reconfigure();
         if self.post_messages.load(Ordering::Relaxed) {
             self.report.message(cue.transcript_message());
         }
+        let new_speaker = self.speaker_changes(&cue);
         if let Kind::Text = self.kind {
+            if let Some(speaker) = new_speaker {
+                self.srcpad.push_event(speaker_change_event(speaker));
+            }
             gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
             return self.push_buffer(cue.text.into_bytes(), cue.pts, cue.duration);
         }
@@ -217,6 +244,11 @@ impl Output for SrcOutput {
         // before its end.
         self.frames_until(cue.pts)?;
         if let Kind::Captions(captions) = &mut self.kind {
+            if new_speaker.is_some() {
+                captions
+                    .encoder
+                    .speaker_change(&self.captions.speaker_prefix);
+            }
             let (start, end) = (cue.pts, cue.pts + cue.duration);
             captions
                 .encoder
@@ -296,6 +328,7 @@ impl Output for SrcOutput {
     }
 
     fn flushed(&mut self) {
+        self.speaker = None;
         self.discont = true;
         self.position = None;
         self.restart_captions();

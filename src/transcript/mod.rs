@@ -136,6 +136,9 @@ pub struct Transcript {
     /// Closed words on their way to the house's wording.
     rewriter: Rewriter,
     line: Line,
+    /// Where a new speaker starts (stream positions, in order): a line
+    /// never holds two speakers.
+    turns: Vec<u64>,
     finished: bool,
 }
 
@@ -154,8 +157,16 @@ impl Transcript {
             word: None,
             rewriter: Rewriter::new(rules),
             line: Line::default(),
+            turns: Vec::new(),
             finished: false,
         }
+    }
+
+    /// A new speaker starts at `at`: the line in progress ends before the
+    /// first word that starts there or later.
+    pub fn turn_at(&mut self, at: u64) {
+        self.turns.retain(|&t| t < at);
+        self.turns.push(at);
     }
 
     pub fn config(&self) -> &TranscriptConfig {
@@ -314,9 +325,11 @@ impl Transcript {
                 out,
             ),
             Segmentation::Lines { max_chars } => {
-                if !self.line.words.is_empty() && self.line.chars_with(&word) > max_chars {
+                let full = self.line.chars_with(&word) > max_chars;
+                if !self.line.words.is_empty() && (full || self.turn_before(word.start)) {
                     self.flush_line(out);
                 }
+                self.turns.retain(|&t| t > word.start);
                 let ends_sentence = word.text.ends_with(['.', '?', '!', '。', '？', '！']);
                 self.line.push(word);
                 if ends_sentence {
@@ -324,6 +337,15 @@ impl Transcript {
                 }
             }
         }
+    }
+
+    /// Whether a new speaker starts after the line's first word and at or
+    /// before `start`.
+    fn turn_before(&self, start: u64) -> bool {
+        let Some(first) = self.line.words.first() else {
+            return false;
+        };
+        self.turns.iter().any(|&t| first.start < t && t <= start)
     }
 
     fn flush_line(&mut self, out: &mut Vec<Output>) {

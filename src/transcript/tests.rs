@@ -176,6 +176,29 @@ fn lines_are_cut_at_the_character_limit() {
 }
 
 #[test]
+fn a_line_never_holds_two_speakers() {
+    let mut t = Transcript::new(TranscriptConfig {
+        segmentation: Segmentation::Lines { max_chars: 40 },
+        ..words_config()
+    });
+    // "one two three four five" spread over 1520 ms: the third word starts
+    // at about 600 ms.
+    let words = {
+        let mut w = Transcript::new(words_config());
+        let mut out = w.push("one two three four five", 1520 * MS);
+        out.extend(w.finish("", 2500 * MS));
+        cues(&out)
+    };
+    let third = words[2].start;
+    t.turn_at(third);
+    let mut out = t.push("one two three four five", 1520 * MS);
+    out.extend(t.finish("", 2500 * MS));
+    assert_eq!(texts(&out), vec!["one two", "three four five"]);
+    assert_eq!(cues(&out)[1].start, third);
+    assert_well_formed(&out);
+}
+
+#[test]
 fn a_sentence_end_closes_a_line() {
     let mut t = Transcript::new(TranscriptConfig {
         segmentation: Segmentation::Lines { max_chars: 40 },

@@ -493,3 +493,43 @@ pub fn run_readme_line_with(line: &str, dir: &std::path::Path, model: impl AsRef
 pub fn run_readme_line(line: &str, dir: &std::path::Path) {
     run_readme_line_with(line, dir, tiny_model());
 }
+
+/// espeak-ng saying `text` (with SSML breaks if any) in `voice` (e.g.
+/// `en+m3`, `en+f4`; None: the default), 16 kHz samples.
+pub fn espeak(text: &str, voice: Option<&str>, dir: &std::path::Path) -> Vec<f32> {
+    let name = voice.unwrap_or("default").replace('+', "-");
+    let wav = dir.join(format!("speech-{name}.wav"));
+    let mut command = std::process::Command::new("espeak-ng");
+    command.args(["-m", "-s", "150", "-w"]).arg(&wav);
+    if let Some(voice) = voice {
+        command.args(["-v", voice]);
+    }
+    let spoke = command
+        .arg(text)
+        .status()
+        .expect("espeak-ng (Debian package espeak-ng)");
+    assert!(spoke.success());
+    raw_of(
+        std::process::Command::new("sox").arg(&wav),
+        &dir.join(format!("speech-{name}.f32")),
+        &[],
+    )
+}
+
+/// What `sox` (its input already given) makes as 16 kHz mono f32.
+pub fn raw_of(
+    sox: &mut std::process::Command,
+    raw: &std::path::Path,
+    effects: &[&str],
+) -> Vec<f32> {
+    let ok = sox
+        .args([
+            "-r", "16000", "-c", "1", "-e", "float", "-b", "32", "-t", "raw",
+        ])
+        .arg(raw)
+        .args(effects)
+        .status()
+        .expect("sox");
+    assert!(ok.success());
+    read_f32le(raw)
+}

@@ -338,3 +338,33 @@ fn a_cue_of_several_words_shares_its_time_by_length() {
     // "cdef" starts at 200 ms (2 of 6 letters): frame 6.
     assert!(words[1].1 >= 200 * MS);
 }
+
+#[test]
+fn a_new_speaker_starts_a_new_roll_up_row_with_the_prefix() {
+    let mut enc = encoder(Mode::RollUp2);
+    enc.push_word("hello", 0, 300 * MS);
+    enc.push_word("there", 300 * MS, 600 * MS);
+    enc.speaker_change(">> ");
+    enc.push_word("hi", 700 * MS, 900 * MS);
+    enc.push_word("you", 900 * MS, 1_100 * MS);
+    let (screen, _) = play(&mut enc, 2_000 * MS);
+    assert_eq!(screen.text(), "hello there / >> hi you");
+}
+
+#[test]
+fn a_new_speaker_in_pop_on_starts_a_new_caption_with_the_prefix() {
+    let mut enc = encoder(Mode::PopOn);
+    enc.push_word("hello", 0, 300 * MS);
+    enc.speaker_change(">> ");
+    enc.push_word("hi", 400 * MS, 600 * MS);
+    let mut screen = Screen::default();
+    let mut seen = Vec::new();
+    for frame in enc.frames_until(3_000 * MS) {
+        screen.feed(frame.pts, frame.cea608.unwrap());
+        let text = screen.text();
+        if seen.last() != Some(&text) {
+            seen.push(text);
+        }
+    }
+    assert_eq!(seen, vec!["", "hello", ">> hi"]);
+}

@@ -66,3 +66,12 @@ fn service_1_carries_latin_1_that_608_lacks() {
     // 608 has neither "œ" nor "ÿ".
     assert_eq!(losses.cea608_replaced, 2);
 }
+
+#[test]
+fn service_1_starts_a_new_speaker_on_a_new_row_with_the_prefix() {
+    let mut enc = encoder(Mode::RollUp2);
+    enc.push_word("hello", 0, 300 * MS);
+    enc.speaker_change(">> ");
+    enc.push_word("hi", 400 * MS, 600 * MS);
+    assert_eq!(service_text(&mut enc, 2_000 * MS), "hello\r>> hi");
+}

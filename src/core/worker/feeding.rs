@@ -17,6 +17,7 @@ use super::super::voice::Frame;
 use super::super::watchdog::Verdict;
 use super::{Active, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
 use crate::core::report::Cause;
+use crate::core::TimedCue;
 
 impl Worker {
     pub(super) fn handle_audio(
@@ -45,6 +46,9 @@ impl Worker {
         }
         if samples.is_empty() {
             return Ok(());
+        }
+        if let Some(pts) = pts {
+            self.audio_end = Some(pts + samples_to_ns(samples.len() as u64));
         }
         let frames = self.hear(samples);
         if self.gate.is_some() && self.active.is_none() {
@@ -194,10 +198,11 @@ impl Worker {
         if let Err(err) = self.stream.begin(self.stream_config) {
             return Err(self.engine_failure(&err));
         }
-        self.active = Some(Active {
-            base,
-            transcript: Transcript::with_rules(self.transcript_config, self.rules.clone()),
-        });
+        let mut transcript = Transcript::with_rules(self.transcript_config, self.rules.clone());
+        for turn in self.turns_from(base) {
+            transcript.turn_at(turn);
+        }
+        self.active = Some(Active { base, transcript });
         self.watch.begun();
         Ok(())
     }
@@ -375,7 +380,13 @@ impl Worker {
                 self.pass_gap(base + start, base + end, None);
                 return Ok(());
             }
-            Placed::Cue(cue) => self.timeline.timed_cue(base, cue),
+            Placed::Cue(cue) => {
+                let speaker = self.speaker_at(base + cue.start);
+                TimedCue {
+                    speaker,
+                    ..self.timeline.timed_cue(base, cue)
+                }
+            }
         };
         match self.output.cue(cue) {
             Ok(_) => {

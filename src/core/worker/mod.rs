@@ -9,11 +9,13 @@ use std::time::Duration;
 
 use crate::recognizer::{self, Recognizer, StreamConfig};
 use crate::settings::{Settings, MAX_FILLED_HOLE};
+use crate::speakers::SpeakerTrack;
 use crate::transcript::{Transcript, TranscriptConfig};
 use crate::voxtral::samples_to_ns;
 use crate::wording::SharedRules;
 
 mod feeding;
+mod speakers;
 
 use super::gate::Gate;
 use super::inbox::{Inbox, Item, Next, Queued};
@@ -75,6 +77,10 @@ pub(super) struct Worker {
     /// The last thing handed on was a cue: downstream has nothing that
     /// tells it how far the text stream has come past its start.
     owe_gap: bool,
+    /// Who speaks when (from `voxtralrt/speaker` events).
+    speakers: SpeakerTrack,
+    /// Where the last audio received ends (input time).
+    audio_end: Option<u64>,
 }
 
 impl Worker {
@@ -106,6 +112,8 @@ impl Worker {
             epoch: 0,
             failed: false,
             owe_gap: false,
+            speakers: SpeakerTrack::default(),
+            audio_end: None,
         }
     }
 
@@ -292,7 +300,10 @@ impl Worker {
                 let end = end.map(|t| self.timeline.output_time(t));
                 self.output.eos(e.seqnum(), end);
             }
-            _ => self.output.event(event),
+            _ => match speakers::speaker_of(&event) {
+                Some(speaker) => self.change_speaker(speaker),
+                None => self.output.event(event),
+            },
         }
         Ok(())
     }

@@ -1,0 +1,350 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Who is speaking (issue 33, parts 2 and 4): `voxtralrt/speaker` events from
+//! the application mark a change where they sit in the audio, and every
+//! output says who spoke: the words' `rstranscribe/speaker-change` events,
+//! lines that never hold two speakers, `>>` rows in CEA-608/708, the sink's
+//! files and messages.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::cc608::cc1_chars;
+use common::cc708::services_708;
+use common::{tone_audio, tone_frames, tone_model, truth};
+use gst::prelude::*;
+
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+const MS: u64 = 1_000_000;
+
+/// Where the application says who speaks: Alice from the start, Bob from
+/// 2.0 s, Carol from 3.5 s (in the middle of the last tone burst).
+const TURNS: [(u64, &str); 3] = [(0, "Alice"), (2_000, "Bob"), (3_500, "Carol")];
+
+fn speaker_event(name: &str) -> gst::Event {
+    gst::event::CustomDownstream::new(
+        gst::Structure::builder("voxtralrt/speaker")
+            .field("speaker", name)
+            .build(),
+    )
+}
+
+/// The speaker `TURNS` gives a word starting at `t` (ns).
+fn expected_speaker(t: u64) -> &'static str {
+    TURNS
+        .iter()
+        .rev()
+        .find(|&&(from, _)| from * MS <= t)
+        .map(|&(_, name)| name)
+        .unwrap()
+}
+
+/// What came out of the transcriber, in order.
+#[derive(Debug, Clone, PartialEq)]
+enum Out {
+    Word(u64, String),
+    SpeakerChange(String),
+}
+
+/// The tone audio (66 frames) in 100 ms buffers, `TURNS` announced before
+/// the buffers they start at.
+fn push_tone_with_turns(h: &mut gst_check::Harness) {
+    let audio = tone_audio(66, &tone_frames());
+    for (k, piece) in audio.chunks(1600).enumerate() {
+        let pts = 100 * k as u64;
+        for &(_, name) in TURNS.iter().filter(|&&(at, _)| at == pts) {
+            assert!(h.push_event(speaker_event(name)));
+        }
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        b.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_mseconds(pts));
+        h.push(b).unwrap();
+    }
+    h.push_event(gst::event::Eos::new());
+}
+
+/// The transcriber with `props` on the tone audio with `TURNS`: its words
+/// and speaker-change events, in the order they left it.
+fn transcribe(props: &str) -> Vec<Out> {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 {props}",
+        tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    h.sinkpad().unwrap().add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
+                    let text = common::text_of(b);
+                    let pts = b.pts().unwrap().nseconds();
+                    record.lock().unwrap().push(Out::Word(pts, text));
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let Some(s) = e
+                        .structure()
+                        .filter(|s| s.name() == "rstranscribe/speaker-change")
+                    {
+                        let speaker = s.get::<String>("speaker").unwrap();
+                        record.lock().unwrap().push(Out::SpeakerChange(speaker));
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    push_tone_with_turns(&mut h);
+    while let Ok(Some(_)) = h.pull_until_eos() {}
+    let out = seen.lock().unwrap().clone();
+    out
+}
+
+/// The speaker of each word: the last speaker change before it.
+fn words_with_speakers(out: &[Out]) -> Vec<(u64, String, Option<String>)> {
+    let mut speaker = None;
+    let mut words = Vec::new();
+    for o in out {
+        match o {
+            Out::SpeakerChange(s) => speaker = Some(s.clone()),
+            Out::Word(t, text) => words.push((*t, text.clone(), speaker.clone())),
+        }
+    }
+    words
+}
+
+#[test]
+fn every_word_carries_the_speaker_in_force_where_it_starts() {
+    let out = transcribe("");
+    let words = words_with_speakers(&out);
+    let times: Vec<u64> = words.iter().map(|w| w.0).collect();
+    let truth: Vec<u64> = tone_frames().into_iter().map(truth).collect();
+    assert_eq!(
+        times, truth,
+        "the words and their times as without speakers"
+    );
+    for (t, _, speaker) in &words {
+        assert_eq!(
+            speaker.as_deref(),
+            Some(expected_speaker(*t)),
+            "the word at {t} ns: {out:?}"
+        );
+    }
+    // One event per change, before the first word of each new speaker
+    // (the model writes Bob's first word 480 ms after he started).
+    let changes: Vec<&Out> = out
+        .iter()
+        .filter(|o| matches!(o, Out::SpeakerChange(_)))
+        .collect();
+    assert_eq!(
+        changes,
+        ["Alice", "Bob", "Carol"]
+            .map(|s| Out::SpeakerChange(s.into()))
+            .iter()
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_line_never_holds_two_speakers() {
+    let out = transcribe("output=lines");
+    let lines = words_with_speakers(&out);
+    // A line per speaker here: Bob's two bursts are 480 ms apart, less
+    // than a pause that ends a line.
+    let words: Vec<usize> = lines
+        .iter()
+        .map(|l| l.1.split_whitespace().count())
+        .collect();
+    assert_eq!(words, [3, 9, 6], "{out:?}");
+    // The last burst (3.2-3.92 s) is cut where Carol starts.
+    let carol = lines
+        .iter()
+        .position(|l| l.2.as_deref() == Some("Carol"))
+        .expect("a line of Carol's");
+    assert_eq!(lines[carol].0, truth(50), "{lines:?}");
+    assert_eq!(lines[carol - 1].2.as_deref(), Some("Bob"));
+    for (t, text, speaker) in &lines {
+        assert_eq!(
+            speaker.as_deref(),
+            Some(expected_speaker(*t)),
+            "the line {text:?} at {t} ns"
+        );
+    }
+}
+
+/// The transcriber's caption output (`caps`) on the tone audio with
+/// `TURNS`.
+fn captions(caps: &str) -> Vec<gst::Buffer> {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1 ! capsfilter caps={caps}",
+        tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    push_tone_with_turns(&mut h);
+    let mut out = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        out.push(b);
+    }
+    out
+}
+
+#[test]
+fn each_change_starts_a_cc1_row_and_a_708_row_with_the_prefix() {
+    let buffers = captions("closedcaption/x-cea-608,format=raw,framerate=30000/1001");
+    let pairs: Vec<(u64, [u8; 2])> = buffers
+        .iter()
+        .map(|b| {
+            let m = b.map_readable().unwrap();
+            (b.pts().unwrap().nseconds(), [m[0], m[1]])
+        })
+        .collect();
+    let text: String = cc1_chars(&pairs).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(text.matches(">>").count(), 3, "CC1: {text:?}");
+    // Alice's 3 words, Bob's 9, Carol's 6: each run starts with the prefix.
+    let runs: Vec<usize> = text
+        .split(">>")
+        .skip(1)
+        .map(|run| run.split_whitespace().filter(|w| *w == "x").count())
+        .collect();
+    assert_eq!(runs, [3, 9, 6], "CC1: {text:?}");
+
+    let buffers = captions("closedcaption/x-cea-708,format=cc_data,framerate=30000/1001");
+    let services = services_708(&buffers);
+    let service_1 = &services[&1];
+    assert_eq!(service_1.matches(">>").count(), 3, "708: {service_1:?}");
+}
+
+#[test]
+fn a_name_outputs_cannot_carry_is_warned_about_and_the_pad_name_used() {
+    common::init_plugin();
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrttranscriber model-path={} threads=1",
+        tone_model()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let bus = gst::Bus::new();
+    h.element().unwrap().set_bus(Some(&bus));
+    let long = "A".repeat(40);
+    assert!(h.push_event(speaker_event(&long)));
+    let audio = tone_audio(30, &[16, 17]);
+    let mut b = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
+    b.get_mut().unwrap().set_pts(gst::ClockTime::ZERO);
+    h.push(b).unwrap();
+    h.push_event(gst::event::Eos::new());
+    while let Ok(Some(_)) = h.pull_until_eos() {}
+    let mut changes = Vec::new();
+    while let Some(e) = h.try_pull_event() {
+        if let Some(s) = e
+            .structure()
+            .filter(|s| s.name() == "rstranscribe/speaker-change")
+        {
+            changes.push(s.get::<String>("speaker").unwrap());
+        }
+    }
+    assert_eq!(changes, ["sink"]);
+    let warning = bus
+        .iter()
+        .find_map(|m| match m.view() {
+            gst::MessageView::Warning(w) => Some(w.error().to_string()),
+            _ => None,
+        })
+        .expect("a WARNING");
+    assert!(
+        warning.contains("40 characters") && warning.contains("sink"),
+        "{warning}"
+    );
+}
+
+/// The sink's `format` file of two espeak-ng voices taking turns on one
+/// mixed input, with a `voxtralrt/speaker` event at each turn; and the
+/// turns' times (ns). The tone fixture places a word 480 ms before the
+/// sound that made it (its delay), so each turn is announced half-way
+/// through the 1.5 s pause before it.
+fn sink_file_of_two_voices(format: &str) -> (String, Vec<u64>) {
+    common::init_plugin();
+    let dir = common::scratch_dir(&format!("speakers-{format}"));
+    let host = common::espeak("Good evening and welcome to the panel", Some("en+m3"), &dir);
+    let guest = common::espeak("Thank you, it is good to be here", Some("en+f4"), &dir);
+    let half_pause = vec![0.0f32; 12_000];
+    let path = dir.join(format!("panel.{format}"));
+    let mut h = gst_check::Harness::new_parse(&format!(
+        "voxtralrtsink model-path={} threads=1 location={}",
+        tone_model(),
+        path.display()
+    ));
+    h.set_src_caps_str(F32_CAPS);
+    let mut at = 0u64;
+    let mut turns = Vec::new();
+    let push = |h: &mut gst_check::Harness, piece: &[f32], at: &mut u64| {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        b.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_nseconds(*at));
+        *at += piece.len() as u64 * 1_000_000_000 / 16_000;
+        h.push(b).unwrap();
+    };
+    for (name, speech) in [("Host", &host), ("Guest", &guest), ("Host", &host)] {
+        turns.push(at);
+        assert!(h.push_event(speaker_event(name)));
+        push(&mut h, &half_pause, &mut at);
+        push(&mut h, speech, &mut at);
+        push(&mut h, &half_pause, &mut at);
+    }
+    h.push_event(gst::event::Eos::new());
+    (std::fs::read_to_string(&path).unwrap(), turns)
+}
+
+#[test]
+fn two_voices_taking_turns_are_named_in_every_file_format() {
+    let (jsonl, turns) = sink_file_of_two_voices("jsonl");
+    let mut speakers = Vec::new();
+    for line in jsonl.lines() {
+        let cue: serde_json::Value = serde_json::from_str(line).unwrap();
+        let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
+        let expected = match turns.iter().rposition(|&t| t <= start) {
+            Some(1) => "Guest",
+            _ => "Host",
+        };
+        assert_eq!(cue["speaker"], expected, "{line}");
+        speakers.push(expected);
+    }
+    speakers.dedup();
+    assert_eq!(speakers, ["Host", "Guest", "Host"], "{jsonl}");
+
+    let (srt, _) = sink_file_of_two_voices("srt");
+    let named: Vec<&str> = srt
+        .lines()
+        .filter_map(|l| l.split_once(": ").map(|(name, _)| name))
+        .collect();
+    assert_eq!(
+        named,
+        ["Host", "Guest", "Host"],
+        "a name at each change: {srt}"
+    );
+
+    let (vtt, _) = sink_file_of_two_voices("vtt");
+    let cues: Vec<&str> = vtt
+        .split("\n\n")
+        .skip(1)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert!(!cues.is_empty(), "{vtt}");
+    for cue in cues {
+        let text = cue.lines().nth(1).unwrap_or_default();
+        let voice = text
+            .strip_prefix("<v ")
+            .and_then(|t| t.split_once('>'))
+            .map(|(name, _)| name);
+        assert!(
+            matches!(voice, Some("Host" | "Guest")),
+            "a voice span on every cue: {cue:?}"
+        );
+    }
+}

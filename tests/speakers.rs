@@ -7,6 +7,9 @@
 //! lines that never hold two speakers, `>>` rows in CEA-608/708, the sink's
 //! files and messages.
 
+// The local engine runs the fixture models (the client build has none).
+#![cfg(feature = "local")]
+
 mod common;
 
 use std::sync::{Arc, Mutex};
@@ -347,4 +350,42 @@ fn two_voices_taking_turns_are_named_in_every_file_format() {
             "a voice span on every cue: {cue:?}"
         );
     }
+}
+
+#[test]
+fn the_sink_pad_speaker_names_every_word_and_without_it_none_is_named() {
+    common::init_plugin();
+    let run = |speaker: Option<&str>| {
+        let mut h = gst_check::Harness::new_parse(&format!(
+            "voxtralrttranscriber name=t model-path={} threads=1",
+            tone_model()
+        ));
+        h.set_src_caps_str(F32_CAPS);
+        if let Some(name) = speaker {
+            let bin = h.element().unwrap().downcast::<gst::Bin>().unwrap();
+            let t = bin.by_name("t").unwrap();
+            t.static_pad("sink").unwrap().set_property("speaker", name);
+        }
+        let audio = tone_audio(30, &[16, 17]);
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
+        b.get_mut().unwrap().set_pts(gst::ClockTime::ZERO);
+        h.push(b).unwrap();
+        h.push_event(gst::event::Eos::new());
+        let mut words = 0;
+        while let Ok(Some(_)) = h.pull_until_eos() {
+            words += 1;
+        }
+        let mut changes = Vec::new();
+        while let Some(e) = h.try_pull_event() {
+            if let Some(s) = e
+                .structure()
+                .filter(|s| s.name() == "rstranscribe/speaker-change")
+            {
+                changes.push(s.get::<String>("speaker").unwrap());
+            }
+        }
+        (words, changes)
+    };
+    assert_eq!(run(Some("Solo")), (2, vec!["Solo".to_owned()]));
+    assert_eq!(run(None), (2, Vec::new()), "no speaker source: no event");
 }

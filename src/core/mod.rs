@@ -14,6 +14,7 @@ mod gate;
 mod inbox;
 pub mod input;
 pub mod lifecycle;
+pub mod merge;
 mod overload;
 pub mod report;
 mod stats;

@@ -32,6 +32,9 @@ use super::caps::src_caps;
 use super::caption_output::CaptionLosses;
 use super::captions::CaptionSettings;
 use super::output::SrcOutput;
+use super::participants::Participant;
+use super::speaker_pad::SpeakerPad;
+use crate::core::merge::Merge;
 
 pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -42,7 +45,7 @@ pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
 });
 
 pub struct Transcriber {
-    sinkpad: gst::Pad,
+    sinkpad: SpeakerPad,
     srcpad: gst::Pad,
     settings: SettingsCell,
     state: Mutex<Lifecycle>,
@@ -50,11 +53,31 @@ pub struct Transcriber {
     caption_settings: Mutex<CaptionSettings>,
     /// `post-messages`, read per cue so it can change while playing.
     post_messages: Arc<AtomicBool>,
+    /// The request pads' participants, in the order they came.
+    participants: Mutex<Vec<Arc<Participant>>>,
+    /// Puts every pad's words in time order, while running.
+    merge: Mutex<Option<Arc<Merge>>>,
+    /// Set by tests: what each recognizer is wrapped in.
+    wrapper: Mutex<Option<crate::recognizer::Wrapper>>,
 }
 
 impl Transcriber {
     pub(crate) fn set_recognizer_wrapper(&self, wrapper: Option<crate::recognizer::Wrapper>) {
-        self.state.lock().unwrap().set_wrapper(wrapper);
+        self.state.lock().unwrap().set_wrapper(wrapper.clone());
+        *self.wrapper.lock().unwrap() = wrapper;
+    }
+
+    fn participants(&self) -> Vec<Arc<Participant>> {
+        self.participants.lock().unwrap().clone()
+    }
+
+    /// Tells the sink pad's core who speaks from here on, if its pad names
+    /// a speaker.
+    fn announce_sink_speaker(&self) {
+        if let (Some(core), Some(event)) = (self.core(), self.sinkpad.speaker_event()) {
+            let pad: &gst::Pad = self.sinkpad.upcast_ref();
+            let _ = core.push_event(crate::core::check_speaker_event(event, pad));
+        }
     }
 
     fn core(&self) -> Option<Arc<Core>> {
@@ -126,11 +149,9 @@ impl Transcriber {
     fn src_query(&self, pad: &gst::Pad, query: &mut gst::QueryRef) -> bool {
         match query.view_mut() {
             gst::QueryViewMut::Latency(q) => {
-                let mut upstream = gst::query::Latency::new();
-                if !self.sinkpad.peer_query(&mut upstream) {
+                let Some((live, min, max)) = self.upstream_latency() else {
                     return false;
-                }
-                let (live, min, max) = upstream.result();
+                };
                 let ours = self.settings.reported_latency();
                 q.set(live, min + ours, max.map(|m| m + ours));
                 gst::debug!(CAT, imp = self, "latency: live {live}, min {}", min + ours);
@@ -138,6 +159,26 @@ impl Transcriber {
             }
             _ => gst::Pad::query_default(pad, Some(&*self.obj()), query),
         }
+    }
+
+    /// What upstream of the linked sink pads answers: live if any is, the
+    /// largest minimum (the pads' words are merged, so the slowest counts).
+    fn upstream_latency(&self) -> Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> {
+        let mut pads: Vec<gst::Pad> = vec![self.sinkpad.clone().upcast()];
+        pads.extend(self.participants().iter().map(|p| p.pad.clone().upcast()));
+        let mut answer: Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> = None;
+        for pad in pads.iter().filter(|p| p.is_linked()) {
+            let mut upstream = gst::query::Latency::new();
+            if !pad.peer_query(&mut upstream) {
+                return None;
+            }
+            let (live, min, max) = upstream.result();
+            answer = Some(match answer {
+                None => (live, min, max),
+                Some((l, m, x)) => (l || live, m.max(min), x.zip(max).map(|(a, b)| a.max(b))),
+            });
+        }
+        answer
     }
 
     fn start(&self) -> Result<(), gst::StateChangeError> {
@@ -150,11 +191,24 @@ impl Transcriber {
             self.caption_losses.clone(),
             self.post_messages.clone(),
         );
-        let result =
+        let merge = Merge::new(Box::new(output));
+        *self.merge.lock().unwrap() = Some(merge.clone());
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        let mut result =
             self.state
                 .lock()
                 .unwrap()
-                .start(self.obj().upcast_ref(), &settings, Box::new(output));
+                .start(element, &settings, Box::new(merge.input()));
+        if result.is_ok() {
+            self.announce_sink_speaker();
+            for p in self.participants() {
+                result = p.start(element, &settings, &merge);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
         result.map_err(|msg| {
             self.post_error_message(msg);
             gst::StateChangeError
@@ -167,6 +221,60 @@ impl Transcriber {
             let stopped = stop_core(core);
             self.state.lock().unwrap().stopped(stopped);
         }
+        let merge = self.merge.lock().unwrap().take();
+        for p in self.participants() {
+            p.stop(merge.as_ref());
+        }
+    }
+
+    /// A participant's pad (`sink_%u`): its functions reach it through a
+    /// weak reference (the participant holds the pad).
+    fn participant_pad(
+        templ: &gst::PadTemplate,
+        name: &str,
+    ) -> (
+        SpeakerPad,
+        Arc<std::sync::OnceLock<std::sync::Weak<Participant>>>,
+    ) {
+        let slot: Arc<std::sync::OnceLock<std::sync::Weak<Participant>>> = Arc::default();
+        let (for_chain, for_event) = (slot.clone(), slot.clone());
+        let pad = gst::PadBuilder::<SpeakerPad>::from_template(templ)
+            .name(name)
+            .chain_function(move |_, parent, buffer| {
+                Transcriber::catch_panic_pad_function(
+                    parent,
+                    || Err(gst::FlowError::Error),
+                    |_| match for_chain.get().and_then(std::sync::Weak::upgrade) {
+                        Some(p) => p.chain(buffer),
+                        None => Err(gst::FlowError::Flushing),
+                    },
+                )
+            })
+            .event_function(move |_, parent, event| {
+                Transcriber::catch_panic_pad_function(
+                    parent,
+                    || false,
+                    |t| match for_event.get().and_then(std::sync::Weak::upgrade) {
+                        Some(p) => p.event(t.obj().upcast_ref(), event),
+                        None => false,
+                    },
+                )
+            })
+            .build();
+        (pad, slot)
+    }
+
+    /// The lowest free `sink_N`.
+    fn free_pad_name(&self) -> String {
+        let taken: Vec<String> = self
+            .participants()
+            .iter()
+            .map(|p| p.pad.name().to_string())
+            .collect();
+        (0..)
+            .map(|n| format!("sink_{n}"))
+            .find(|name| !taken.contains(name))
+            .expect("a free name")
     }
 }
 
@@ -178,19 +286,19 @@ impl ObjectSubclass for Transcriber {
 
     fn with_class(klass: &Self::Class) -> Self {
         let templ = klass.pad_template("sink").unwrap();
-        let sinkpad = gst::Pad::builder_from_template(&templ)
+        let sinkpad = gst::PadBuilder::<SpeakerPad>::from_template(&templ)
             .chain_function(|pad, parent, buffer| {
                 Transcriber::catch_panic_pad_function(
                     parent,
                     || Err(gst::FlowError::Error),
-                    |t| t.sink_chain(pad, buffer),
+                    |t| t.sink_chain(pad.upcast_ref(), buffer),
                 )
             })
             .event_function(|pad, parent, event| {
                 Transcriber::catch_panic_pad_function(
                     parent,
                     || false,
-                    |t| t.sink_event(pad, event),
+                    |t| t.sink_event(pad.upcast_ref(), event),
                 )
             })
             .build();
@@ -212,6 +320,9 @@ impl ObjectSubclass for Transcriber {
             caption_losses: Arc::default(),
             caption_settings: Mutex::default(),
             post_messages: Arc::default(),
+            participants: Mutex::default(),
+            merge: Mutex::default(),
+            wrapper: Mutex::default(),
         }
     }
 }
@@ -257,6 +368,16 @@ impl ObjectImpl for Transcriber {
         if pspec.name() == "stats" {
             let mut stats = self.state.lock().unwrap().stats().to_structure();
             self.caption_losses.add_to(&mut stats);
+            let participants = self.participants();
+            if !participants.is_empty() {
+                // Each request pad's model stream: its own statistics.
+                let pads = participants.iter().map(|p| {
+                    let mut s = p.stats().to_structure();
+                    s.set("pad", p.pad.name().as_str());
+                    s.to_send_value()
+                });
+                stats.set("participants", gst::Array::from_values(pads));
+            }
             return stats.to_value();
         }
         if pspec.name() == "post-messages" {
@@ -272,6 +393,12 @@ impl ObjectImpl for Transcriber {
         self.parent_constructed();
         let obj = self.obj();
         obj.add_pad(&self.sinkpad).unwrap();
+        let weak = obj.downgrade();
+        self.sinkpad.connect_notify(Some("speaker"), move |_, _| {
+            if let Some(element) = weak.upgrade() {
+                element.imp().announce_sink_speaker();
+            }
+        });
         obj.add_pad(&self.srcpad).unwrap();
     }
 }
@@ -304,11 +431,20 @@ impl ElementImpl for Transcriber {
                     &src_caps,
                 )
                 .unwrap(),
-                gst::PadTemplate::new(
+                gst::PadTemplate::with_gtype(
                     "sink",
                     gst::PadDirection::Sink,
                     gst::PadPresence::Always,
                     &input::sink_caps(),
+                    SpeakerPad::static_type(),
+                )
+                .unwrap(),
+                gst::PadTemplate::with_gtype(
+                    "sink_%u",
+                    gst::PadDirection::Sink,
+                    gst::PadPresence::Request,
+                    &input::sink_caps(),
+                    SpeakerPad::static_type(),
                 )
                 .unwrap(),
             ]
@@ -322,16 +458,22 @@ impl ElementImpl for Transcriber {
     ) -> Result<gst::StateChangeSuccess, gst::StateChangeError> {
         gst::debug!(CAT, imp = self, "changing state {transition:?}");
         match transition {
-            gst::StateChange::NullToReady => self
-                .state
-                .lock()
-                .unwrap()
-                .load(self.obj().upcast_ref(), &self.settings)?,
+            gst::StateChange::NullToReady => {
+                let obj = self.obj();
+                let element: &gst::Element = obj.upcast_ref();
+                self.state.lock().unwrap().load(element, &self.settings)?;
+                for p in self.participants() {
+                    p.load(element, &self.settings)?;
+                }
+            }
             gst::StateChange::ReadyToPaused => self.start()?,
             gst::StateChange::PausedToReady => self.stop(),
             gst::StateChange::PausedToPlaying => {
                 if let Some(core) = self.core() {
                     core.resume();
+                }
+                for p in self.participants() {
+                    p.resume();
                 }
             }
             _ => {}
@@ -339,7 +481,67 @@ impl ElementImpl for Transcriber {
         let success = self.parent_change_state(transition)?;
         if transition == gst::StateChange::ReadyToNull {
             self.state.lock().unwrap().unload();
+            for p in self.participants() {
+                p.unload();
+            }
         }
         Ok(success)
+    }
+
+    fn request_new_pad(
+        &self,
+        templ: &gst::PadTemplate,
+        name: Option<&str>,
+        _caps: Option<&gst::Caps>,
+    ) -> Option<gst::Pad> {
+        let name = name.map_or_else(|| self.free_pad_name(), str::to_owned);
+        let (pad, slot) = Self::participant_pad(templ, &name);
+        pad.set_property("speaker", &name);
+        let participant = Participant::new(pad.clone(), self.wrapper.lock().unwrap().clone());
+        let _ = slot.set(Arc::downgrade(&participant));
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        // A participant who joins a running element gets a model and a core
+        // of its own at once.
+        let (_, current, pending) = element.state(gst::ClockTime::ZERO);
+        let target = if pending == gst::State::VoidPending {
+            current
+        } else {
+            pending.max(current)
+        };
+        if target >= gst::State::Ready && participant.load(element, &self.settings).is_err() {
+            return None;
+        }
+        let merge = self.merge.lock().unwrap().clone();
+        if let Some(merge) = merge {
+            if let Err(msg) = participant.start(element, &self.settings.snapshot(), &merge) {
+                self.post_error_message(msg);
+                return None;
+            }
+            participant.resume();
+        }
+        self.participants.lock().unwrap().push(participant);
+        element.add_pad(&pad).ok()?;
+        Some(pad.upcast())
+    }
+
+    fn release_pad(&self, pad: &gst::Pad) {
+        let participant = {
+            let mut participants = self.participants.lock().unwrap();
+            let i = participants
+                .iter()
+                .position(|p| p.pad.upcast_ref::<gst::Pad>() == pad);
+            i.map(|i| participants.remove(i))
+        };
+        let Some(participant) = participant else {
+            return;
+        };
+        let merge = self.merge.lock().unwrap().clone();
+        match merge {
+            Some(merge) => participant.leave(&merge),
+            None => participant.stop(None),
+        }
+        participant.unload();
+        let _ = self.obj().remove_pad(pad);
     }
 }

@@ -1,0 +1,312 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Per-speaker inputs (issue 33, part 1): request pads `sink_%u`, one
+//! model stream each, their words merged in time order, each with its
+//! pad's `speaker`; pads that join and leave while playing.
+
+// The local engine runs the fixture models (the client build has none).
+#![cfg(feature = "local")]
+
+mod common;
+
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{tone_audio, tone_model, truth};
+use gst::prelude::*;
+
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+
+/// What left the transcriber: (pts, text, speaker in force).
+type Words = Arc<Mutex<Vec<(u64, String, Option<String>)>>>;
+
+/// Records the transcriber's words with the speaker of the last
+/// `rstranscribe/speaker-change` before each.
+fn record_words(pad: &gst::Pad) -> Words {
+    let words: Words = Arc::default();
+    let record = words.clone();
+    let speaker = Arc::new(Mutex::new(None::<String>));
+    pad.add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
+                    let who = speaker.lock().unwrap().clone();
+                    let pts = b.pts().unwrap().nseconds();
+                    record.lock().unwrap().push((pts, common::text_of(b), who));
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let Some(s) = e
+                        .structure()
+                        .filter(|s| s.name() == "rstranscribe/speaker-change")
+                    {
+                        *speaker.lock().unwrap() = s.get::<String>("speaker").ok();
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    words
+}
+
+/// A pipeline of `n` appsrcs (`src0`..) into `sink_0`.. of a transcriber
+/// with `props`, into a fakesink; and its words.
+fn pipeline(n: usize, props: &str) -> (gst::Pipeline, Words) {
+    common::init_plugin();
+    let mut line = format!(
+        "voxtralrttranscriber name=t model-path={} threads=1 {props} ! fakesink name=out sync=false",
+        tone_model()
+    );
+    for i in 0..n {
+        line.push_str(&format!(
+            " appsrc name=src{i} format=time caps={F32_CAPS} ! t.sink_{i}"
+        ));
+    }
+    let pipeline = gst::parse::launch(&line)
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+    let out = pipeline.by_name("out").unwrap();
+    let words = record_words(&out.static_pad("sink").unwrap());
+    (pipeline, words)
+}
+
+fn push(src: &gst::Element, samples: &[f32], pts_ms: u64) {
+    let mut b = gst::Buffer::from_mut_slice(common::to_f32le(samples));
+    let bm = b.get_mut().unwrap();
+    bm.set_pts(gst::ClockTime::from_mseconds(pts_ms));
+    bm.set_duration(gst::ClockTime::from_mseconds(samples.len() as u64 / 16));
+    assert_eq!(
+        src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
+        gst::FlowReturn::Ok
+    );
+}
+
+/// Each pad's audio in 100 ms buffers, the pads in turn, then EOS on
+/// each; waits for the pipeline's EOS.
+fn run(pipeline: &gst::Pipeline, audio: &[Vec<f32>]) {
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let srcs: Vec<gst::Element> = (0..audio.len())
+        .map(|i| pipeline.by_name(&format!("src{i}")).unwrap())
+        .collect();
+    let buffers = audio[0].len().div_ceil(1600);
+    for k in 0..buffers {
+        for (src, samples) in srcs.iter().zip(audio) {
+            let piece =
+                &samples[(k * 1600).min(samples.len())..((k + 1) * 1600).min(samples.len())];
+            if !piece.is_empty() {
+                push(src, piece, 100 * k as u64);
+            }
+        }
+    }
+    for src in &srcs {
+        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    }
+    wait_for_eos(pipeline);
+}
+
+fn wait_for_eos(pipeline: &gst::Pipeline) {
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS within 60 s");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+}
+
+/// `n` speakers in turn: speaker `i` has the tone on frames `turn(i)`.
+fn turns(n: usize) -> Vec<Vec<usize>> {
+    (0..n)
+        .map(|i| {
+            let start = 10 + 8 * i;
+            (start..start + 3).collect()
+        })
+        .collect()
+}
+
+fn assert_each_word_is_its_speakers(n: usize) {
+    let (pipeline, words) = pipeline(n, "");
+    let frames = turns(n);
+    let total = 20 + 8 * n;
+    let audio: Vec<Vec<f32>> = frames.iter().map(|f| tone_audio(total, f)).collect();
+    run(&pipeline, &audio);
+    let words = words.lock().unwrap().clone();
+    let mut expected: Vec<(u64, String)> = frames
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.iter().map(move |&f| (truth(f), format!("sink_{i}"))))
+        .collect();
+    expected.sort();
+    let got: Vec<(u64, String)> = words
+        .iter()
+        .map(|(t, _, who)| (*t, who.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        got, expected,
+        "every word, in time order, with its pad's speaker"
+    );
+}
+
+#[test]
+fn two_pads_give_one_stream_in_time_order_each_word_with_its_speaker() {
+    assert_each_word_is_its_speakers(2);
+}
+
+#[test]
+fn eight_pads_give_one_stream_in_time_order_each_word_with_its_speaker() {
+    assert_each_word_is_its_speakers(8);
+}
+
+#[test]
+fn overlapping_speech_gives_both_speakers_words_by_start_time() {
+    let (pipeline, words) = pipeline(2, "");
+    // Both speak at once from frame 20 on, taking the 160 ms grain of the
+    // default decode interval in turn.
+    let a = tone_audio(50, &[20, 24, 28, 32]);
+    let b = tone_audio(50, &[22, 26, 30, 34]);
+    run(&pipeline, &[a, b]);
+    let words = words.lock().unwrap().clone();
+    let got: Vec<(u64, Option<String>)> = words.iter().map(|(t, _, w)| (*t, w.clone())).collect();
+    let expected: Vec<(u64, Option<String>)> = (20..36)
+        .step_by(2)
+        .map(|f| (truth(f), Some(format!("sink_{}", f / 2 % 2))))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_pad_speaker_names_its_words_and_a_change_while_playing_takes_effect() {
+    let (pipeline, words) = pipeline(2, "");
+    let t = pipeline.by_name("t").unwrap();
+    t.static_pad("sink_0")
+        .unwrap()
+        .set_property("speaker", "Alice");
+    t.static_pad("sink_1")
+        .unwrap()
+        .set_property("speaker", "Bob");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let a = tone_audio(60, &[10, 11, 40, 41]);
+    let b = tone_audio(60, &[20, 21]);
+    let srcs = [
+        pipeline.by_name("src0").unwrap(),
+        pipeline.by_name("src1").unwrap(),
+    ];
+    for k in 0..a.len().div_ceil(1600) {
+        if k == 25 {
+            // At 2.5 s Alice hands her microphone to Carol.
+            t.static_pad("sink_0")
+                .unwrap()
+                .set_property("speaker", "Carol");
+        }
+        for (src, samples) in srcs.iter().zip([&a, &b]) {
+            push(
+                src,
+                &samples[k * 1600..((k + 1) * 1600).min(samples.len())],
+                100 * k as u64,
+            );
+        }
+    }
+    for src in &srcs {
+        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    }
+    wait_for_eos(&pipeline);
+    let who: Vec<Option<String>> = words.lock().unwrap().iter().map(|w| w.2.clone()).collect();
+    let names = ["Alice", "Alice", "Bob", "Bob", "Carol", "Carol"];
+    assert_eq!(who, names.map(|n| Some(n.to_owned())));
+}
+
+#[test]
+fn participants_join_and_leave_while_playing_and_only_the_last_eos_ends_the_stream() {
+    common::init_plugin();
+    let pipeline = gst::Pipeline::new();
+    let host = gst::ElementFactory::make("appsrc")
+        .property("is-live", true)
+        .property("format", gst::Format::Time)
+        .property("caps", gst::Caps::from_str(F32_CAPS).unwrap())
+        .build()
+        .unwrap();
+    let t = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", tone_model())
+        .property("threads", 1u32)
+        .build()
+        .unwrap();
+    let sink = gst::ElementFactory::make("fakesink")
+        .property("sync", false)
+        .build()
+        .unwrap();
+    pipeline.add_many([&host, &t, &sink]).unwrap();
+    t.link(&sink).unwrap();
+    let host_pad = t.request_pad_simple("sink_%u").unwrap();
+    assert_eq!(host_pad.name(), "sink_0");
+    host.static_pad("src").unwrap().link(&host_pad).unwrap();
+    let words = record_words(&sink.static_pad("sink").unwrap());
+    pipeline.set_state(gst::State::Playing).unwrap();
+
+    // The host speaks at 1 s and at 5 s; a guest joins at 2 s, speaks at
+    // 3 s and leaves at 4 s.
+    let host_audio = tone_audio(80, &[19, 20, 69, 70]);
+    let guest_audio = tone_audio(80, &[44, 45]);
+    let mut guest: Option<(gst::Element, gst::Pad)> = None;
+    let started = std::time::Instant::now();
+    for k in 0..host_audio.len() / 1600 {
+        let due = started + Duration::from_millis(100 * k as u64);
+        std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+        if k == 20 {
+            let src = gst::ElementFactory::make("appsrc")
+                .property("is-live", true)
+                .property("format", gst::Format::Time)
+                .property("caps", gst::Caps::from_str(F32_CAPS).unwrap())
+                .build()
+                .unwrap();
+            pipeline.add(&src).unwrap();
+            let pad = t.request_pad_simple("sink_%u").unwrap();
+            assert_eq!(pad.name(), "sink_1");
+            src.static_pad("src").unwrap().link(&pad).unwrap();
+            src.sync_state_with_parent().unwrap();
+            guest = Some((src, pad));
+        }
+        if k == 40 {
+            let (src, pad) = guest.take().unwrap();
+            let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+            std::thread::sleep(Duration::from_millis(300));
+            src.static_pad("src").unwrap().unlink(&pad).unwrap();
+            t.release_request_pad(&pad);
+            src.set_state(gst::State::Null).unwrap();
+            pipeline.remove(&src).unwrap();
+        }
+        let piece = &host_audio[k * 1600..(k + 1) * 1600];
+        push(&host, piece, 100 * k as u64);
+        if let Some((src, _)) = &guest {
+            push(src, &guest_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
+        }
+    }
+    let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    wait_for_eos(&pipeline);
+    let got: Vec<(u64, Option<String>)> = words
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(t, _, w)| (*t, w.clone()))
+        .collect();
+    let host_words = got
+        .iter()
+        .filter(|w| w.1.as_deref() == Some("sink_0"))
+        .count();
+    let guest_words = got
+        .iter()
+        .filter(|w| w.1.as_deref() == Some("sink_1"))
+        .count();
+    assert_eq!((host_words, guest_words), (4, 2), "{got:?}");
+    assert!(
+        got.windows(2).all(|w| w[0].0 <= w[1].0),
+        "in time order: {got:?}"
+    );
+}

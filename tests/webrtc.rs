@@ -467,15 +467,19 @@ fn assert_on_time(what: &str, times: &[i64], origin: u64, early: i64, late: i64)
     (min, max)
 }
 
-fn tone_example(name: &str) -> (Example, PathBuf) {
+/// The example on the tone fixture's audio, with `more` options.
+fn tone_example(name: &str, more: &[&str]) -> (Example, PathBuf) {
     let dir = common::scratch_dir(name);
     let wav = tone_wav(&dir);
-    let example = Example::start(&[
-        "--model",
-        &common::tone_model(),
-        "--audio",
-        wav.to_str().unwrap(),
-    ]);
+    let mut args = vec![
+        "--model".to_owned(),
+        common::tone_model(),
+        "--audio".to_owned(),
+        wav.to_str().unwrap().to_owned(),
+    ];
+    args.extend(more.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let example = Example::start(&args);
     (example, dir)
 }
 
@@ -492,7 +496,7 @@ fn all_words(received: &Received) -> bool {
 #[test]
 fn a_native_receiver_gets_the_words_in_the_sei_captions_and_on_the_data_channel() {
     let started = Instant::now();
-    let (mut example, _dir) = tone_example("webrtc-native");
+    let (mut example, _dir) = tone_example("webrtc-native", &["--speaker", "Host"]);
     let mut viewer = NativeViewer::connect(example.port);
     viewer.pump(Duration::from_millis(500));
     let origin = example.origin(1);
@@ -504,6 +508,18 @@ fn a_native_receiver_gets_the_words_in_the_sei_captions_and_on_the_data_channel(
 
     let cues = viewer.cues();
     assert!(cues.iter().all(|(text, ..)| text == "x"), "{cues:?}");
+    let speakers: Vec<Value> = viewer
+        .received
+        .lock()
+        .unwrap()
+        .cues
+        .iter()
+        .map(|c| c["speaker"].clone())
+        .collect();
+    assert!(
+        speakers.iter().all(|s| s == "Host"),
+        "the speaker on every cue: {speakers:?}"
+    );
     assert!(cues.iter().all(|(_, start, end)| end > start), "{cues:?}");
     let starts: Vec<i64> = cues.iter().map(|c| c.1).collect();
     let (cue_early, cue_late) =
@@ -540,7 +556,7 @@ const PAGE_STATE: &str = "JSON.stringify({\
 #[test]
 fn chromium_plays_the_stream_and_shows_each_word_at_its_place_in_the_media() {
     let started = Instant::now();
-    let (mut example, dir) = tone_example("webrtc-browser");
+    let (mut example, dir) = tone_example("webrtc-browser", &["--speaker", "Host"]);
     let mut chromium = Chromium::start(&dir.join("profile"));
     let browser_url = chromium.devtools_url();
     let page = format!("http://127.0.0.1:{}/", example.port);
@@ -585,6 +601,8 @@ fn chromium_plays_the_stream_and_shows_each_word_at_its_place_in_the_media() {
     );
     let shown = state["shown"].as_array().unwrap();
     assert!(shown.iter().all(|s| s["text"] == "x"), "{shown:?}");
+    // The data channel carries the speaker, and the page names them.
+    assert!(shown.iter().all(|s| s["speaker"] == "Host"), "{shown:?}");
     let shown_at: Vec<i64> = shown
         .iter()
         .map(|s| (s["shownAt"].as_f64().unwrap() * 1e9) as i64)
@@ -597,14 +615,15 @@ fn chromium_plays_the_stream_and_shows_each_word_at_its_place_in_the_media() {
         PAGE_BOUND_MS,
     );
     let transcript = state["transcript"].as_str().unwrap();
+    assert!(transcript.contains("Host: "), "{transcript:?}");
     assert_eq!(
         transcript.matches('x').count(),
         tone_frames().len(),
         "{transcript:?}"
     );
     assert!(
-        captions_seen.iter().any(|c| c.starts_with("x x")),
-        "no caption line over the video: {captions_seen:?}"
+        captions_seen.iter().any(|c| c.starts_with("Host: x x")),
+        "no caption line over the video, with the speaker: {captions_seen:?}"
     );
     eprintln!(
         "chromium: words shown at currentTime {early}..{late} ms from their place; origin \

@@ -41,6 +41,8 @@ usage: cargo run --example webrtc_captions -- [options]
                      candidates only)
   --turn URI         a TURN server, turn://USER:PASSWORD@HOST:PORT
   --threads N        CPU threads for the model (default 0 = all)
+  --speaker NAME     who speaks: the captions mark them (>> in CEA-608/708)
+                     and the page names them
 
 Prints `open http://ADDR:PORT/` when ready; open it in a browser.";
 
@@ -112,6 +114,7 @@ fn config_from(args: &common::Args) -> Config {
         threads: args.number("threads", 0, USAGE),
         stun: check_scheme("stun", &["stun://"]),
         turn: check_scheme("turn", &["turn://", "turns://"]),
+        speaker: args.value("speaker"),
     }
 }
 

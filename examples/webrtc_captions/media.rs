@@ -48,6 +48,8 @@ pub struct Config {
     pub stun: Option<String>,
     /// `turn(s)://user:password@host:port`, for webrtcbin's turn-server.
     pub turn: Option<String>,
+    /// Who speaks into the source: the transcriber's sink pad `speaker`.
+    pub speaker: Option<String>,
 }
 
 /// One recognised word (or line), on the shared pipeline's running time.
@@ -57,6 +59,8 @@ pub struct Cue {
     pub start: u64,
     pub end: u64,
     pub is_final: bool,
+    /// Who said it, when the transcriber knows (a speaker source is in use).
+    pub speaker: Option<String>,
 }
 
 pub struct Media {
@@ -117,6 +121,11 @@ impl Media {
             .map_err(|e| format!("building the pipeline: {e}"))?
             .downcast::<gst::Pipeline>()
             .map_err(|_| "the launch line is not a pipeline".to_owned())?;
+        if let Some(speaker) = &config.speaker {
+            let transcriber = pipeline.by_name("transcriber").expect("named in the line");
+            let sink = transcriber.static_pad("sink").expect("its sink pad");
+            sink.set_property("speaker", speaker);
+        }
         pipeline
             .set_state(gst::State::Ready)
             .map_err(|_| "the pipeline could not get ready (is the model path right?)")?;
@@ -276,5 +285,6 @@ fn cue_of(s: &gst::StructureRef) -> Option<Cue> {
         start: s.get::<u64>("running-time").ok()?,
         end: s.get::<u64>("running-time-end").ok()?,
         is_final: s.get::<bool>("is-final").unwrap_or(true),
+        speaker: s.get::<String>("speaker").ok(),
     })
 }

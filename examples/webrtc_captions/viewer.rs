@@ -419,6 +419,7 @@ impl Viewer {
             "start": seconds(cue.start),
             "end": seconds(cue.end),
             "final": cue.is_final,
+            "speaker": cue.speaker,
         })
         .to_string();
         if state.channel_open {

@@ -394,6 +394,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("docs/remote-servers.md"),
     doc!("docs/timing.md"),
     doc!("docs/wording.md"),
+    doc!("docs/speakers.md"),
 ];
 
 /// A `gst-launch-1.0` line of the README or a guide, and the file it is in.

@@ -389,3 +389,81 @@ fn the_sink_pad_speaker_names_every_word_and_without_it_none_is_named() {
     assert_eq!(run(Some("Solo")), (2, vec!["Solo".to_owned()]));
     assert_eq!(run(None), (2, Vec::new()), "no speaker source: no event");
 }
+
+/// The rows of a two-row roll-up screen, as ffmpeg showed them, each in
+/// its final form: the top row of each screen once a row rolled up, then
+/// the bottom row of the last screen.
+fn rolled_rows(cues: &[(u64, String)]) -> Vec<String> {
+    let screens: Vec<Vec<&str>> = cues
+        .iter()
+        .map(|(_, text)| {
+            text.lines()
+                .map(str::trim)
+                .filter(|r| r.starts_with(">>") || r.starts_with('x'))
+                .collect::<Vec<_>>()
+        })
+        .filter(|rows| !rows.is_empty())
+        .collect();
+    let mut rows: Vec<String> = Vec::new();
+    for screen in screens.iter().filter(|s| s.len() == 2) {
+        if rows.last().map(String::as_str) != Some(screen[0]) {
+            rows.push(screen[0].to_owned());
+        }
+    }
+    if let Some(last) = screens.last().and_then(|s| s.last()) {
+        rows.push(last.to_string());
+    }
+    rows
+}
+
+#[test]
+fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
+    common::init_plugin();
+    let dir = common::scratch_dir("speakers-ts");
+    let ts = dir.join("panel.ts");
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=audio format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! \
+         ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
+         videotestsrc num-buffers=210 pattern=black ! \
+         video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+         x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+         filesink location={}",
+        tone_model(),
+        ts.display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    // The turns set on the sink pad from its streaming thread, just before
+    // the buffer they start at: in order with the audio.
+    let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
+    sink.add_probe(gst::PadProbeType::BUFFER, |pad, info| {
+        if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
+            let ms = b.pts().unwrap().mseconds();
+            if let Some(&(_, name)) = TURNS.iter().find(|&&(at, _)| at == ms) {
+                pad.set_property("speaker", name);
+            }
+        }
+        gst::PadProbeReturn::Ok
+    });
+    let src = pipeline.by_name("audio").unwrap();
+    let audio = tone_audio(66, &tone_frames());
+    for (k, piece) in audio.chunks(1600).enumerate() {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        bm.set_duration(gst::ClockTime::from_mseconds(100));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::run_to_end(pipeline.upcast_ref(), std::time::Duration::from_secs(120));
+
+    let cues = common::readback::subcc_cues(&ts);
+    let rows = rolled_rows(&cues);
+    assert_eq!(
+        rows,
+        [">> x x x", ">> x x x x x x x x x", ">> x x x x x x"],
+        "a row per speaker, each after '>> ': {cues:?}"
+    );
+}

@@ -310,3 +310,52 @@ fn participants_join_and_leave_while_playing_and_only_the_last_eos_ends_the_stre
         "in time order: {got:?}"
     );
 }
+
+#[test]
+fn with_engine_vllm_each_pad_has_its_socket_and_a_quiet_pad_sends_only_its_turns() {
+    use common::vllm_double::{Double, Faults, SERVED_MODEL};
+    let server = Double::start(common::fixture("voxtral-rt-tone.gguf"), Faults::default());
+    let props = format!(
+        "engine=vllm url={} model={SERVED_MODEL} speech-only=true",
+        server.url()
+    );
+    common::init_plugin();
+    let mut line = format!("voxtralrttranscriber name=t {props} ! fakesink name=out sync=false");
+    for i in 0..2 {
+        line.push_str(&format!(
+            " appsrc name=src{i} format=time caps={F32_CAPS} ! t.sink_{i}"
+        ));
+    }
+    let pipeline = gst::parse::launch(&line)
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+    let words = record_words(&pipeline.by_name("out").unwrap().static_pad("sink").unwrap());
+    // A speaks at 1 s and 9 s, B at 5 s: 12 s each.
+    let a = tone_audio(150, &[12, 13, 14, 112, 113, 114]);
+    let b = tone_audio(150, &[62, 63, 64]);
+    run(&pipeline, &[a, b]);
+    let got: Vec<(u64, Option<String>)> = words
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(t, _, w)| (*t, w.clone()))
+        .collect();
+    let expected: Vec<(u64, Option<String>)> = [12, 13, 14, 62, 63, 64, 112, 113, 114]
+        .into_iter()
+        .map(|f| (truth(f), Some(format!("sink_{}", usize::from(f / 50 == 1)))))
+        .collect();
+    assert_eq!(got, expected);
+    let seen = server.seen.lock().unwrap();
+    // One socket per pad (and one for the unlinked sink pad's core).
+    assert!(seen.connections >= 2, "{} connections", seen.connections);
+    assert_eq!(seen.utterances, 3, "one utterance per turn");
+    // Per turn: the pre-roll (0.64 s), the burst (0.24 s), the hangover
+    // (1 s) and the buffer that ended it (0.1 s).
+    let most = 3 * (640 + 240 + 1000 + 100) * 16;
+    assert!(
+        seen.samples <= most,
+        "{} samples sent, at most {most}",
+        seen.samples
+    );
+}

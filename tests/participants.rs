@@ -359,3 +359,83 @@ fn with_engine_vllm_each_pad_has_its_socket_and_a_quiet_pad_sends_only_its_turns
         seen.samples
     );
 }
+
+#[test]
+fn a_flush_and_a_seek_on_one_pad_reset_that_speaker_alone() {
+    common::init_plugin();
+    let t = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", tone_model())
+        .property("threads", 1u32)
+        .build()
+        .unwrap();
+    let mut a = gst_check::Harness::with_element(&t, Some("sink_0"), Some("src"));
+    let mut b = gst_check::Harness::with_element(&t, Some("sink_1"), None);
+    a.set_src_caps_str(F32_CAPS);
+    b.set_src_caps_str(F32_CAPS);
+    let words = record_words(&a.sinkpad().unwrap());
+    let buffer = |samples: &[f32], ms: u64| {
+        let mut buf = gst::Buffer::from_mut_slice(common::to_f32le(samples));
+        buf.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_mseconds(ms));
+        buf
+    };
+    let a_audio = tone_audio(75, &[12, 13, 40, 41]);
+    let b_audio = tone_audio(75, &[25, 26]);
+    // The first 3 s of both; then B flushes and seeks back to 1 s.
+    for k in 0..30 {
+        a.push(buffer(&a_audio[k * 1600..(k + 1) * 1600], 100 * k as u64))
+            .unwrap();
+        b.push(buffer(&b_audio[k * 1600..(k + 1) * 1600], 100 * k as u64))
+            .unwrap();
+    }
+    assert!(b.push_event(gst::event::FlushStart::new()));
+    assert!(b.push_event(gst::event::FlushStop::new(true)));
+    let mut segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    segment.set_start(gst::ClockTime::from_seconds(1));
+    segment.set_time(gst::ClockTime::from_seconds(1));
+    segment.set_base(gst::ClockTime::from_seconds(3));
+    assert!(b.push_event(gst::event::Segment::new(&segment)));
+    for k in 30..60 {
+        a.push(buffer(&a_audio[k * 1600..(k + 1) * 1600], 100 * k as u64))
+            .unwrap();
+    }
+    // B again from 1 s, at running time 3 s on: its burst at 2 s comes
+    // out at 4 s of running time, between A's words.
+    for k in 10..40 {
+        b.push(buffer(&b_audio[k * 1600..(k + 1) * 1600], 100 * k as u64))
+            .unwrap();
+    }
+    b.push_event(gst::event::Eos::new());
+    a.push_event(gst::event::Eos::new());
+    while let Ok(Some(_)) = a.pull_until_eos() {}
+    let got: Vec<(u64, Option<String>)> = words
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(t, _, w)| (*t, w.clone()))
+        .collect();
+    let a_words = got
+        .iter()
+        .filter(|w| w.1.as_deref() == Some("sink_0"))
+        .count();
+    let b_words: Vec<u64> = got
+        .iter()
+        .filter(|w| w.1.as_deref() == Some("sink_1"))
+        .map(|w| w.0)
+        .collect();
+    assert_eq!(a_words, 4, "A's words are not lost to B's flush: {got:?}");
+    // B's burst (2.0 s of its audio) after the seek: 1 s into its new
+    // segment, which runs from 3 s; the words its flush dropped are gone.
+    assert!(b_words.len() >= 2, "B's words after its seek: {got:?}");
+    assert!(
+        b_words
+            .iter()
+            .all(|&t| (3_400_000_000..3_700_000_000).contains(&t)),
+        "B's words at their place on the running time: {got:?}"
+    );
+    assert!(
+        got.windows(2).all(|w| w[0].0 <= w[1].0),
+        "in time order: {got:?}"
+    );
+}

@@ -199,13 +199,21 @@ fn a_pad_speaker_names_its_words_and_a_change_while_playing_takes_effect() {
         pipeline.by_name("src0").unwrap(),
         pipeline.by_name("src1").unwrap(),
     ];
+    // At 2.5 s Alice hands her microphone to Carol: set from the pad's
+    // streaming thread before that buffer, so it is in order with the
+    // audio (from another thread it takes effect where the audio that has
+    // reached the element ends).
+    t.static_pad("sink_0")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, |pad, info| {
+            if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
+                if b.pts() == Some(gst::ClockTime::from_mseconds(2500)) {
+                    pad.set_property("speaker", "Carol");
+                }
+            }
+            gst::PadProbeReturn::Ok
+        });
     for k in 0..a.len().div_ceil(1600) {
-        if k == 25 {
-            // At 2.5 s Alice hands her microphone to Carol.
-            t.static_pad("sink_0")
-                .unwrap()
-                .set_property("speaker", "Carol");
-        }
         for (src, samples) in srcs.iter().zip([&a, &b]) {
             push(
                 src,

@@ -53,6 +53,20 @@ fn record_words(pad: &gst::Pad) -> Words {
     words
 }
 
+/// The words' times and speakers.
+fn times_and_speakers(words: &Words) -> Vec<(u64, Option<String>)> {
+    let words = words.lock().unwrap();
+    words.iter().map(|(t, _, w)| (*t, w.clone())).collect()
+}
+
+/// The times of `speaker`'s words.
+fn words_of(got: &[(u64, Option<String>)], speaker: &str) -> Vec<u64> {
+    got.iter()
+        .filter(|w| w.1.as_deref() == Some(speaker))
+        .map(|w| w.0)
+        .collect()
+}
+
 /// A pipeline of `n` appsrcs (`src0`..) into `sink_0`.. of a transcriber
 /// with `props`, into a fakesink; and its words.
 fn pipeline(n: usize, props: &str) -> (gst::Pipeline, Words) {
@@ -298,20 +312,9 @@ fn participants_join_and_leave_while_playing_and_only_the_last_eos_ends_the_stre
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     wait_for_eos(&pipeline);
-    let got: Vec<(u64, Option<String>)> = words
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(t, _, w)| (*t, w.clone()))
-        .collect();
-    let host_words = got
-        .iter()
-        .filter(|w| w.1.as_deref() == Some("sink_0"))
-        .count();
-    let guest_words = got
-        .iter()
-        .filter(|w| w.1.as_deref() == Some("sink_1"))
-        .count();
+    let got = times_and_speakers(&words);
+    let host_words = words_of(&got, "sink_0").len();
+    let guest_words = words_of(&got, "sink_1").len();
     assert_eq!((host_words, guest_words), (4, 2), "{got:?}");
     assert!(
         got.windows(2).all(|w| w[0].0 <= w[1].0),
@@ -343,12 +346,7 @@ fn with_engine_vllm_each_pad_has_its_socket_and_a_quiet_pad_sends_only_its_turns
     let a = tone_audio(150, &[12, 13, 14, 112, 113, 114]);
     let b = tone_audio(150, &[62, 63, 64]);
     run(&pipeline, &[a, b]);
-    let got: Vec<(u64, Option<String>)> = words
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(t, _, w)| (*t, w.clone()))
-        .collect();
+    let got = times_and_speakers(&words);
     let expected: Vec<(u64, Option<String>)> = [12, 13, 14, 62, 63, 64, 112, 113, 114]
         .into_iter()
         .map(|f| (truth(f), Some(format!("sink_{}", usize::from(f / 50 == 1)))))
@@ -417,21 +415,9 @@ fn a_flush_and_a_seek_on_one_pad_reset_that_speaker_alone() {
     b.push_event(gst::event::Eos::new());
     a.push_event(gst::event::Eos::new());
     while let Ok(Some(_)) = a.pull_until_eos() {}
-    let got: Vec<(u64, Option<String>)> = words
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(t, _, w)| (*t, w.clone()))
-        .collect();
-    let a_words = got
-        .iter()
-        .filter(|w| w.1.as_deref() == Some("sink_0"))
-        .count();
-    let b_words: Vec<u64> = got
-        .iter()
-        .filter(|w| w.1.as_deref() == Some("sink_1"))
-        .map(|w| w.0)
-        .collect();
+    let got = times_and_speakers(&words);
+    let a_words = words_of(&got, "sink_0").len();
+    let b_words = words_of(&got, "sink_1");
     assert_eq!(a_words, 4, "A's words are not lost to B's flush: {got:?}");
     // B's burst (2.0 s of its audio) after the seek: 1 s into its new
     // segment, which runs from 3 s; the words its flush dropped are gone.

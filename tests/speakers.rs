@@ -34,6 +34,21 @@ fn speaker_event(name: &str) -> gst::Event {
     )
 }
 
+/// The speakers of the `rstranscribe/speaker-change` events the harness
+/// got, in order.
+fn speaker_changes(h: &mut gst_check::Harness) -> Vec<String> {
+    let mut changes = Vec::new();
+    while let Some(e) = h.try_pull_event() {
+        if let Some(s) = e
+            .structure()
+            .filter(|s| s.name() == "rstranscribe/speaker-change")
+        {
+            changes.push(s.get::<String>("speaker").unwrap());
+        }
+    }
+    changes
+}
+
 /// The speaker `TURNS` gives a word starting at `t` (ns).
 fn expected_speaker(t: u64) -> &'static str {
     TURNS
@@ -242,16 +257,7 @@ fn a_name_outputs_cannot_carry_is_warned_about_and_the_pad_name_used() {
     h.push(b).unwrap();
     h.push_event(gst::event::Eos::new());
     while let Ok(Some(_)) = h.pull_until_eos() {}
-    let mut changes = Vec::new();
-    while let Some(e) = h.try_pull_event() {
-        if let Some(s) = e
-            .structure()
-            .filter(|s| s.name() == "rstranscribe/speaker-change")
-        {
-            changes.push(s.get::<String>("speaker").unwrap());
-        }
-    }
-    assert_eq!(changes, ["sink"]);
+    assert_eq!(speaker_changes(&mut h), ["sink"]);
     let warning = bus
         .iter()
         .find_map(|m| match m.view() {
@@ -375,16 +381,7 @@ fn the_sink_pad_speaker_names_every_word_and_without_it_none_is_named() {
         while let Ok(Some(_)) = h.pull_until_eos() {
             words += 1;
         }
-        let mut changes = Vec::new();
-        while let Some(e) = h.try_pull_event() {
-            if let Some(s) = e
-                .structure()
-                .filter(|s| s.name() == "rstranscribe/speaker-change")
-            {
-                changes.push(s.get::<String>("speaker").unwrap());
-            }
-        }
-        (words, changes)
+        (words, speaker_changes(&mut h))
     };
     assert_eq!(run(Some("Solo")), (2, vec!["Solo".to_owned()]));
     assert_eq!(run(None), (2, Vec::new()), "no speaker source: no event");

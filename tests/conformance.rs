@@ -682,7 +682,10 @@ fn every_property_blurb_is_at_most_220_characters() {
     common::init_plugin();
     for name in ["voxtralrttranscriber", "voxtralrtsink"] {
         let element = gst::ElementFactory::make(name).build().unwrap();
-        for pspec in element.list_properties() {
+        // The sink pads' properties too (the transcriber's `speaker`).
+        let pads = element.sink_pads();
+        let pad_properties = pads.iter().flat_map(|p| p.list_properties());
+        for pspec in element.list_properties().into_iter().chain(pad_properties) {
             let blurb = pspec.blurb().unwrap_or_default();
             assert!(
                 !blurb.is_empty() && blurb.chars().count() <= 220,

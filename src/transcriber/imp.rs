@@ -191,19 +191,30 @@ impl Transcriber {
             self.caption_losses.clone(),
             self.post_messages.clone(),
         );
-        let merge = Merge::new(Box::new(output));
-        *self.merge.lock().unwrap() = Some(merge.clone());
         let obj = self.obj();
         let element: &gst::Element = obj.upcast_ref();
-        let mut result =
-            self.state
-                .lock()
-                .unwrap()
-                .start(element, &settings, Box::new(merge.input()));
+        // The sink pad alone, as in every single-input pipeline: its core
+        // delivers to the src pad itself. Otherwise (request pads, or the
+        // sink pad unlinked, so that participants may join) through the
+        // merge.
+        let single = self.sinkpad.is_linked() && self.participants().is_empty();
+        let (sink_output, merge): (Box<dyn crate::core::Output>, _) = if single {
+            (Box::new(output), None)
+        } else {
+            let merge = Merge::new(Box::new(output));
+            (Box::new(merge.input()), Some(merge))
+        };
+        *self.merge.lock().unwrap() = merge.clone();
+        let mut result = self
+            .state
+            .lock()
+            .unwrap()
+            .start(element, &settings, sink_output);
         if result.is_ok() {
             self.announce_sink_speaker();
             for p in self.participants() {
-                result = p.start(element, &settings, &merge);
+                let merge = merge.as_ref().expect("participants start with the merge");
+                result = p.start(element, &settings, merge);
                 if result.is_err() {
                     break;
                 }
@@ -513,6 +524,19 @@ impl ElementImpl for Transcriber {
             return None;
         }
         let merge = self.merge.lock().unwrap().clone();
+        let started = self.state.lock().unwrap().core().is_some();
+        if started && merge.is_none() {
+            gst::element_imp_warning!(
+                self,
+                gst::CoreError::Pad,
+                (
+                    "{} cannot join: the element started with its sink pad alone; request the \
+                     speakers' pads before it starts (or leave the sink pad unlinked)",
+                    name
+                )
+            );
+            return None;
+        }
         if let Some(merge) = merge {
             if let Err(msg) = participant.start(element, &self.settings.snapshot(), &merge) {
                 self.post_error_message(msg);

@@ -38,10 +38,11 @@ FastConformer 17 layers, d_model 512, 8 heads, d_ff 2048, conv kernel 9,
 dw-striding subsampling x8 with 256 channels, 128 mel bins; projection
 512 -> 192; Transformer 18 layers, d_model 192, 8 heads, d_ff 768; 4 speakers;
 80 ms frames. The frontend keys are NeMo's (n_fft 512, window 400, hop 160,
-hann, normalize "none", pre-emphasis 0.97, dither 0). The shipped streaming
-defaults (chunk 188, FIFO 0, speaker cache 188, update period 188) are those
-transcribe.cpp falls back on (SortformerStreamParams); callers pick a preset
-anyway.
+hann, normalize "none", pre-emphasis 0.97, dither 0). The streaming defaults
+the real file ships (``stt.sortformer.stream.*``, used by the DEFAULT preset)
+are not known here; these are the values transcribe.cpp falls back on
+(SortformerStreamParams: chunk 188, FIFO 0, speaker cache 188, update period
+188). The named presets override them, and the measurements use those.
 
 Weights: linear weights N(0, 1/fan_in) (so activations keep their scale),
 norm weights 1 and biases 0, BatchNorm as identity (mean 0, var 1), other

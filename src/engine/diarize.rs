@@ -9,15 +9,14 @@
 //! audio and carries the labels from window to window with
 //! [`SpeakerTracker`] (docs/diarizer.md).
 
-use std::ffi::CString;
 use std::path::Path;
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
 use transcribe_cpp_sys as ffi;
 
-use super::model::{engine_error, status_name};
-use super::{log, Error};
+use super::model::{engine_error, load_file, status_name};
+use super::{log, Backend, Error, ModelSpec};
 
 /// The architecture name of Sortformer GGUF files.
 pub const SORTFORMER_ARCH: &str = "sortformer";
@@ -106,35 +105,19 @@ impl Diarizer {
     /// session of `n_threads` (0 = the library's default).
     pub fn load(path: &Path, n_threads: u32) -> Result<Diarizer, Error> {
         log::install();
-        let c_path = match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => path.to_str().and_then(|p| CString::new(p).ok()),
+        // The library's own "no such file" would be worded for Voxtral models.
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
             Ok(_) => return Err(unreadable(path, "it is not a file")),
             Err(e) => return Err(unreadable(path, &e.to_string())),
         }
-        .ok_or_else(|| unreadable(path, "the path is not valid UTF-8"))?;
-        let mut params = std::mem::MaybeUninit::<ffi::transcribe_model_load_params>::zeroed();
-        // SAFETY: the init function fills the whole struct.
-        let mut params = unsafe {
-            ffi::transcribe_model_load_params_init(params.as_mut_ptr());
-            params.assume_init()
-        };
-        params.backend = ffi::transcribe_backend_request::TRANSCRIBE_BACKEND_CPU;
+        let mut spec = ModelSpec::new(path);
+        spec.backend = Backend::Cpu;
         let started = Instant::now();
-        let mut out: *mut ffi::transcribe_model = std::ptr::null_mut();
-        // SAFETY: a valid C string, initialised params and an out pointer.
-        let (status, detail) = log::capture(|| unsafe {
-            ffi::transcribe_model_load_file(c_path.as_ptr(), &params, &mut out)
-        });
-        let model = match NonNull::new(out) {
-            Some(model) if status == ffi::transcribe_status::TRANSCRIBE_OK => model,
-            _ if status == ffi::transcribe_status::TRANSCRIBE_ERR_GGUF => {
-                return Err(Error::NotGguf {
-                    path: path.to_owned(),
-                    detail,
-                })
-            }
-            _ => return Err(engine_error("loading the diarization model", status, detail)),
-        };
+        let model = load_file(path, &spec).map_err(|e| match e {
+            Error::WrongArchitecture { found, .. } => not_a_diarizer(path, found),
+            e => e,
+        })?;
         let load_time = started.elapsed();
         // From here on, `model` is freed by Drop or by `free_model`.
         let free_model = |e: Error| {
@@ -152,14 +135,7 @@ impl Diarizer {
             (info, status)
         };
         if status != ffi::transcribe_status::TRANSCRIBE_OK {
-            return Err(free_model(Error::Engine {
-                operation: "loading the diarization model",
-                status: status_name(status),
-                detail: format!(
-                    "{} is not a diarization model (want a '{SORTFORMER_ARCH}' GGUF)",
-                    path.display()
-                ),
-            }));
+            return Err(free_model(not_a_diarizer(path, status_name(status))));
         }
 
         let mut sp = std::mem::MaybeUninit::<ffi::transcribe_diarize_session_params>::zeroed();
@@ -210,7 +186,8 @@ impl Diarizer {
 
     /// Diarizes one recording of 16 kHz mono samples with `preset`; returns
     /// the speaker turns ordered by start (then speaker). Computes on the
-    /// calling thread.
+    /// calling thread. The preset travels as the Sortformer run extension,
+    /// which a diarizer of another family would refuse (INVALID_ARG).
     pub fn run(
         &mut self,
         samples: &[f32],
@@ -224,8 +201,12 @@ impl Diarizer {
         if samples.is_empty() {
             return Err(invalid("no samples".into()));
         }
-        let n = i32::try_from(samples.len())
-            .map_err(|_| invalid(format!("{} samples are too many for one run", samples.len())))?;
+        let n = i32::try_from(samples.len()).map_err(|_| {
+            invalid(format!(
+                "{} samples are too many for one run",
+                samples.len()
+            ))
+        })?;
         if let Some(i) = samples.iter().position(|s| !s.is_finite()) {
             return Err(invalid(format!(
                 "sample {i} is {} (every sample must be finite)",
@@ -246,29 +227,7 @@ impl Diarizer {
             ffi::transcribe_diarize_params_init(params.as_mut_ptr());
             params.assume_init()
         };
-        // The file's own configuration needs no extension, so a diarizer of
-        // another family still runs with the default.
-        if preset != DiarizePreset::Default {
-            // SAFETY: a pure query on a valid model.
-            let accepts = unsafe {
-                ffi::transcribe_model_accepts_ext_kind(
-                    self.model.as_ptr(),
-                    ffi::transcribe_ext_slot::TRANSCRIBE_EXT_SLOT_DIARIZE_RUN,
-                    ffi::TRANSCRIBE_EXT_KIND_SORTFORMER_DIARIZE,
-                )
-            };
-            if !accepts {
-                return Err(Error::Engine {
-                    operation: "diarizing",
-                    status: "unsupported preset".into(),
-                    detail: format!(
-                        "the model takes no Sortformer presets; use {}",
-                        DiarizePreset::Default.nick()
-                    ),
-                });
-            }
-            params.family = &ext.ext;
-        }
+        params.family = &ext.ext;
         // SAFETY: valid session; `samples` holds `n` finite floats; params
         // and the extension it points to live across the call.
         let (status, detail) = log::capture(|| unsafe {
@@ -287,11 +246,16 @@ impl Diarizer {
             let (row, status) = unsafe {
                 ffi::transcribe_speaker_segment_init(row.as_mut_ptr());
                 let mut row = row.assume_init();
-                let status = ffi::transcribe_diarize_get_segment(self.session.as_ptr(), i, &mut row);
+                let status =
+                    ffi::transcribe_diarize_get_segment(self.session.as_ptr(), i, &mut row);
                 (row, status)
             };
             if status != ffi::transcribe_status::TRANSCRIBE_OK {
-                return Err(engine_error("reading a speaker segment", status, String::new()));
+                return Err(engine_error(
+                    "reading a speaker segment",
+                    status,
+                    String::new(),
+                ));
             }
             if row.speaker_id <= 0 {
                 continue;
@@ -314,6 +278,17 @@ impl Drop for Diarizer {
             ffi::transcribe_diarize_session_free(self.session.as_ptr());
             ffi::transcribe_model_free(self.model.as_ptr());
         }
+    }
+}
+
+fn not_a_diarizer(path: &Path, status: String) -> Error {
+    Error::Engine {
+        operation: "loading the diarization model",
+        status,
+        detail: format!(
+            "{} is not a diarization model (want a '{SORTFORMER_ARCH}' GGUF)",
+            path.display()
+        ),
     }
 }
 
@@ -351,7 +326,11 @@ impl SpeakerTracker {
     /// Labels the turns of a run over a window starting at `window_start_ms`
     /// of the stream (times in `segments` are relative to the window);
     /// returns them in stream time with stream-wide labels.
-    pub fn label(&mut self, window_start_ms: u64, segments: &[SpeakerSegment]) -> Vec<SpeakerSegment> {
+    pub fn label(
+        &mut self,
+        window_start_ms: u64,
+        segments: &[SpeakerSegment],
+    ) -> Vec<SpeakerSegment> {
         let absolute: Vec<SpeakerSegment> = segments
             .iter()
             .map(|s| SpeakerSegment {
@@ -365,11 +344,17 @@ impl SpeakerTracker {
         let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
         for new in &absolute {
             for old in &self.history {
-                let shared = new.end_ms.min(old.end_ms).saturating_sub(new.start_ms.max(old.start_ms));
+                let shared = new
+                    .end_ms
+                    .min(old.end_ms)
+                    .saturating_sub(new.start_ms.max(old.start_ms));
                 if shared == 0 {
                     continue;
                 }
-                match pairs.iter_mut().find(|p| p.1 == new.speaker && p.2 == old.speaker) {
+                match pairs
+                    .iter_mut()
+                    .find(|p| p.1 == new.speaker && p.2 == old.speaker)
+                {
                     Some(p) => p.0 += shared,
                     None => pairs.push((shared, new.speaker, old.speaker)),
                 }
@@ -394,7 +379,10 @@ impl SpeakerTracker {
         let labelled: Vec<SpeakerSegment> = absolute
             .into_iter()
             .map(|s| SpeakerSegment {
-                speaker: map.iter().find(|&&(l, _)| l == s.speaker).map_or(0, |m| m.1),
+                speaker: map
+                    .iter()
+                    .find(|&&(l, _)| l == s.speaker)
+                    .map_or(0, |m| m.1),
                 ..s
             })
             .collect();
@@ -432,8 +420,14 @@ mod tests {
         // Window at 2 s: B first (so local 1), then at 4-5 s and 5-6 s two
         // speakers the overlap (2-4 s) does not tie to anyone: new labels.
         // (Had A spoken in 2-4 s, the one at 4-5 s could have been matched.)
-        let second = t.label(2000, &[seg(0, 2000, 1), seg(2000, 3000, 2), seg(3000, 4000, 3)]);
-        assert_eq!(second, vec![seg(2000, 4000, 2), seg(4000, 5000, 3), seg(5000, 6000, 4)]);
+        let second = t.label(
+            2000,
+            &[seg(0, 2000, 1), seg(2000, 3000, 2), seg(3000, 4000, 3)],
+        );
+        assert_eq!(
+            second,
+            vec![seg(2000, 4000, 2), seg(4000, 5000, 3), seg(5000, 6000, 4)]
+        );
     }
 
     #[test]

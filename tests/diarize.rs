@@ -126,7 +126,10 @@ fn runs_are_deterministic_and_independent_of_each_other() {
     d.run(&turns(2.5), DiarizePreset::HighLatency).unwrap();
     assert_eq!(d.run(&audio, DiarizePreset::LowLatency).unwrap(), first);
     // A second model instance agrees.
-    assert_eq!(open().run(&audio, DiarizePreset::LowLatency).unwrap(), first);
+    assert_eq!(
+        open().run(&audio, DiarizePreset::LowLatency).unwrap(),
+        first
+    );
 }
 
 #[test]
@@ -152,13 +155,19 @@ fn a_missing_file_or_a_model_that_does_not_diarize_is_a_readable_error() {
     let missing = PathBuf::from("/nonexistent/sortformer.gguf");
     let err = Diarizer::load(&missing, 1).err().expect("no such file");
     assert!(matches!(err, Error::ModelUnreadable { .. }), "{err:?}");
-    assert!(err.to_string().contains("/nonexistent/sortformer.gguf"), "{err}");
+    assert!(
+        err.to_string().contains("/nonexistent/sortformer.gguf"),
+        "{err}"
+    );
 
     // The Voxtral fixture loads, but serves no DIARIZE role.
     let err = Diarizer::load(&common::tiny_model(), 1)
         .err()
         .expect("a transcription model is no diarizer");
-    assert!(err.to_string().contains("is not a diarization model"), "{err}");
+    assert!(
+        err.to_string().contains("is not a diarization model"),
+        "{err}"
+    );
 
     let dir = common::scratch_dir("diarize-not-gguf");
     let junk = dir.join("junk.gguf");
@@ -179,14 +188,18 @@ fn sliding_windows_with_the_tracker_give_stream_wide_labels() {
     let mut end = window;
     while end <= audio.len() {
         let start = end - window;
-        let local = d.run(&audio[start..end], DiarizePreset::LowLatency).unwrap();
+        let local = d
+            .run(&audio[start..end], DiarizePreset::LowLatency)
+            .unwrap();
         assert_well_formed(&local, 4000, d.max_speakers(), "window");
         let start_ms = (start / rate) as u64 * 1000;
         for s in tracker.label(start_ms, &local) {
             assert!(s.speaker >= 1, "{s:?}");
-            assert!(s.start_ms >= start_ms && s.end_ms <= start_ms + 4000 + FRAME_MS, "{s:?}");
+            assert!(
+                s.start_ms >= start_ms && s.end_ms <= start_ms + 4000 + FRAME_MS,
+                "{s:?}"
+            );
         }
         end += hop;
     }
 }
-

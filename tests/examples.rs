@@ -142,3 +142,46 @@ fn mkv_subtitles_writes_audio_and_a_subtitle_track() {
     assert!(has(b"S_TEXT/UTF8") && has(b"A_OPUS"), "tracks missing");
     assert!(has(b"hello from the tiny"), "no subtitle text");
 }
+
+/// The diarizer cost example (docs/diarizer.md) on the tiny random-weight
+/// fixture: it runs and prints its tables; the figures mean nothing here.
+#[cfg(feature = "local")]
+#[test]
+fn diarizer_cost_prints_its_live_and_offline_tables() {
+    let out = example("diarizer_cost", &["--help"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("cargo run --release --example diarizer_cost"));
+    let out = example(
+        "diarizer_cost",
+        &[
+            "--model",
+            "tests/fixtures/sortformer-tiny.gguf",
+            "--threads",
+            "1",
+            "--windows",
+            "4",
+            "--reps",
+            "1",
+            "--offline-secs",
+            "5",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    for row in [
+        "| 1 | low-latency | 4 |",
+        "| 1 | very-high-latency | 4 |",
+        "| 1 | low-latency | 1.04 |",
+    ] {
+        assert!(text(&out).contains(row), "no row {row}: {}", text(&out));
+    }
+    let out = example(
+        "diarizer_cost",
+        &["--model", "/nonexistent/sortformer.gguf"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("/nonexistent/sortformer.gguf"),
+        "{}",
+        text(&out)
+    );
+}

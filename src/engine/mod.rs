@@ -7,6 +7,7 @@
 //! engine is in [`crate::voxtral`].
 
 mod decoder_position;
+pub mod diarize;
 mod error;
 mod gguf;
 mod log;

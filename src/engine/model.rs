@@ -389,7 +389,10 @@ fn device_handle(spec: &ModelSpec) -> Result<ffi::transcribe_device_t, Error> {
     Ok(handle)
 }
 
-fn load_file(path: &Path, spec: &ModelSpec) -> Result<NonNull<ffi::transcribe_model>, Error> {
+pub(crate) fn load_file(
+    path: &Path,
+    spec: &ModelSpec,
+) -> Result<NonNull<ffi::transcribe_model>, Error> {
     let c_path = path
         .to_str()
         .and_then(|p| CString::new(p).ok())

@@ -40,6 +40,9 @@ pub enum AudioSource {
     File(PathBuf),
 }
 
+/// What the file source's mixer takes from both its inputs.
+const MIX_CAPS: &str = "audio/x-raw,format=S16LE,rate=48000,channels=1,layout=interleaved";
+
 pub struct Config {
     pub model: PathBuf,
     pub source: AudioSource,
@@ -84,9 +87,12 @@ fn launch_line(config: &Config) -> String {
         // A file is mixed onto a live silent source: the file is then paced
         // by the clock, starts at running time 0, and after its end the
         // stream goes on in silence for viewers that stay or come later.
+        // Both inputs in one fixed format: audiomixer takes its caps from the
+        // first input to negotiate, and refused the other ("wrong format")
+        // when the file's branch came first with its own.
         AudioSource::File(path) => format!(
-            "audiotestsrc is-live=true wave=silence ! audio/x-raw,rate=48000,channels=1 ! mix. \
-             filesrc location=\"{}\" ! decodebin ! audioconvert ! audioresample ! mix. \
+            "audiotestsrc is-live=true wave=silence ! audioconvert ! {MIX_CAPS} ! mix. \
+             filesrc location=\"{}\" ! decodebin ! audioconvert ! audioresample ! {MIX_CAPS} ! mix. \
              audiomixer name=mix",
             path.display()
         ),

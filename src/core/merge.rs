@@ -6,8 +6,9 @@
 //! input has said, by a word or a gap, that nothing earlier can come from
 //! it; each input's own cues and gaps come in order, so that is enough.
 //!
-//! With one input the merge hands everything on as it comes, unchanged:
-//! an element with its single sink pad behaves as without it.
+//! An element with its sink pad alone does without it (its core delivers
+//! to the src pad itself); with one input taking part, each word goes out
+//! as soon as it comes.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -108,11 +109,6 @@ impl Merge {
 }
 
 impl Inner {
-    /// One registered input: everything is handed on as it comes.
-    fn solo(&self) -> bool {
-        self.inputs.iter().flatten().count() <= 1
-    }
-
     fn taking_part(&self) -> impl Iterator<Item = &Input> {
         self.inputs.iter().flatten().filter(|i| i.active && !i.done)
     }
@@ -169,7 +165,7 @@ impl Inner {
     }
 
     fn end_if_all_done(&mut self) {
-        if self.ended || self.solo() {
+        if self.ended {
             return;
         }
         let inputs: Vec<&Input> = self.inputs.iter().flatten().collect();
@@ -206,34 +202,26 @@ impl Output for MergeInput {
         if let Some(input) = inner.input(self.id) {
             input.watermark = input.watermark.max(rt);
         }
-        if inner.solo() {
-            inner.position = inner.position.max(rt + cue.duration.nseconds());
-            return inner.out.cue(cue);
-        }
         inner.waiting.push((rt, self.id, cue));
         inner.release();
         Ok(gst::FlowSuccess::Ok)
     }
 
-    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
+    // The gap that goes out covers every input's: none's seqnum is its own.
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, _seqnum: Option<gst::Seqnum>) {
         let mut inner = self.merge.inner.lock().unwrap();
         let rt = inner.running(self.id, pts + duration);
         if let Some(input) = inner.input(self.id) {
             input.watermark = input.watermark.max(rt);
-        }
-        if inner.solo() {
-            inner.position = inner.position.max(rt);
-            return inner.out.gap(pts, duration, seqnum);
         }
         inner.release();
     }
 
     fn event(&mut self, event: gst::Event) {
         let mut inner = self.merge.inner.lock().unwrap();
-        let solo = inner.solo();
         match event.view() {
             gst::EventView::StreamStart(_) => {
-                if !std::mem::replace(&mut inner.stream_started, true) || solo {
+                if !std::mem::replace(&mut inner.stream_started, true) {
                     inner.out.event(event);
                 }
             }
@@ -248,16 +236,13 @@ impl Output for MergeInput {
                     input.watermark = rt;
                     input.segment = Some(segment.clone());
                 }
-                if solo || inner.segment.is_none() {
+                if inner.segment.is_none() {
                     inner.segment = Some(segment);
                     inner.position = rt;
                     inner.out.event(event);
                 }
-                if !solo {
-                    inner.release();
-                }
+                inner.release();
             }
-            _ if solo => inner.out.event(event),
             // One input's stream events do not end or redefine the others'.
             gst::EventView::Caps(_)
             | gst::EventView::Tag(_)
@@ -280,10 +265,6 @@ impl Output for MergeInput {
             input.done = true;
             input.eos = Some((seqnum, end_rt));
         }
-        if inner.solo() {
-            inner.ended = true;
-            return inner.out.eos(seqnum, end);
-        }
         inner.release();
         inner.end_if_all_done();
     }
@@ -296,10 +277,6 @@ impl Output for MergeInput {
             input.active = false;
             input.done = false;
             input.eos = None;
-        }
-        if inner.solo() {
-            inner.ended = false;
-            return inner.out.flushed();
         }
         inner.waiting.retain(|(_, from, _)| *from != id);
         inner.release();
@@ -314,9 +291,6 @@ impl Output for MergeInput {
         let mut inner = self.merge.inner.lock().unwrap();
         if let Some(input) = inner.input(self.id) {
             input.done = true;
-        }
-        if inner.solo() {
-            return inner.out.failed();
         }
         inner.release();
     }

@@ -97,13 +97,14 @@ impl Merge {
         }
         send_eos();
         let inner = self.inner.lock().unwrap();
-        let (_inner, _) = self
-            .left
-            .wait_timeout_while(inner, timeout, |inner| {
-                inner.inputs.get(id).is_some_and(Option::is_some)
-            })
-            .unwrap();
-        drop(_inner);
+        // The lock is given back before `remove` takes it again.
+        drop(
+            self.left
+                .wait_timeout_while(inner, timeout, |inner| {
+                    inner.inputs.get(id).is_some_and(Option::is_some)
+                })
+                .unwrap(),
+        );
         self.remove(id);
     }
 }

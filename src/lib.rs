@@ -25,6 +25,8 @@ pub mod loading;
 #[doc(hidden)]
 pub mod models;
 #[doc(hidden)]
+pub mod participants;
+#[doc(hidden)]
 pub mod recognizer;
 #[doc(hidden)]
 pub mod remote;

@@ -70,23 +70,41 @@ fn words_of(got: &[(u64, Option<String>)], speaker: &str) -> Vec<u64> {
 /// A pipeline of `n` appsrcs (`src0`..) into `sink_0`.. of a transcriber
 /// with `props`, into a fakesink; and its words.
 fn pipeline(n: usize, props: &str) -> (gst::Pipeline, Words) {
-    common::init_plugin();
-    let mut line = format!(
-        "voxtralrttranscriber name=t model-path={} threads=1 {props} ! fakesink name=out sync=false",
-        tone_model()
-    );
-    for i in 0..n {
-        line.push_str(&format!(
-            " appsrc name=src{i} format=time caps={F32_CAPS} ! t.sink_{i}"
-        ));
-    }
-    let pipeline = gst::parse::launch(&line)
-        .unwrap()
-        .downcast::<gst::Pipeline>()
-        .unwrap();
+    let pipeline = pipeline_into(n, props, "fakesink name=out sync=false");
     let out = pipeline.by_name("out").unwrap();
     let words = record_words(&out.static_pad("sink").unwrap());
     (pipeline, words)
+}
+
+/// `n` appsrcs (`src0`..) into `sink_0`.. of a transcriber `t` with
+/// `props`, into `downstream`.
+fn pipeline_into(n: usize, props: &str, downstream: &str) -> gst::Pipeline {
+    common::init_plugin();
+    let mut line = format!(
+        "voxtralrttranscriber name=t model-path={} threads=1 {props} ! {downstream}",
+        tone_model()
+    );
+    line.push_str(&appsrcs_into(n, "t"));
+    gst::parse::launch(&line)
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap()
+}
+
+/// Launch-line branches: appsrcs `src0`.. into `element`'s `sink_0`...
+fn appsrcs_into(n: usize, element: &str) -> String {
+    (0..n)
+        .map(|i| format!(" appsrc name=src{i} format=time caps={F32_CAPS} ! {element}.sink_{i}"))
+        .collect()
+}
+
+/// Names the speakers of `element`'s request pads `sink_0`...
+fn name_pads(pipeline: &gst::Pipeline, element: &str, names: &[&str]) {
+    let element = pipeline.by_name(element).unwrap();
+    for (i, name) in names.iter().enumerate() {
+        let pad = element.static_pad(&format!("sink_{i}")).unwrap();
+        pad.set_property("speaker", *name);
+    }
 }
 
 fn push(src: &gst::Element, samples: &[f32], pts_ms: u64) {
@@ -432,4 +450,197 @@ fn a_flush_and_a_seek_on_one_pad_reset_that_speaker_alone() {
         got.windows(2).all(|w| w[0].0 <= w[1].0),
         "in time order: {got:?}"
     );
+}
+
+/// The panel's two espeak-ng voices, each on its own microphone: Host's
+/// on `sink_0`, Guest's on `sink_1` (silence there while the other
+/// speaks); and the turns' starts.
+fn panel_microphones(dir: &str) -> ([Vec<f32>; 2], Vec<(u64, &'static str)>) {
+    let turns = common::panel_turns(&common::scratch_dir(dir));
+    let mics = ["Host", "Guest"].map(|who| common::panel_microphone(&turns, who));
+    (mics, common::panel_starts(&turns))
+}
+
+#[test]
+fn two_voices_on_two_pads_each_word_carries_its_pads_speaker() {
+    let (mics, starts) = panel_microphones("participants-panel");
+    let (pipeline, words) = pipeline(2, "speech-only=true");
+    name_pads(&pipeline, "t", &["Host", "Guest"]);
+    run(&pipeline, &mics);
+    let words = times_and_speakers(&words);
+    assert!(!words.is_empty());
+    for (t, who) in &words {
+        let expected = common::panel_speaker_at(&starts, *t);
+        assert_eq!(who.as_deref(), Some(expected), "word at {t} ns: {words:?}");
+    }
+    let mut turns: Vec<&str> = words.iter().filter_map(|w| w.1.as_deref()).collect();
+    turns.dedup();
+    assert_eq!(turns, ["Host", "Guest", "Host"]);
+    assert!(words.windows(2).all(|w| w[0].0 <= w[1].0), "{words:?}");
+}
+
+#[test]
+fn two_voices_on_two_pads_start_a_prefixed_row_at_each_turn_in_cc1_and_708() {
+    let (mics, _) = panel_microphones("participants-panel-cc");
+    let frames = mics[0].len() as u64 * 30 / 16_000 + 30;
+
+    // CC1 in H.264 SEI, as ffmpeg reads it.
+    let ts = common::scratch_dir("participants-panel-cc").join("panel.ts");
+    let pipeline = pipeline_into(
+        2,
+        "",
+        &format!(
+            "ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
+             videotestsrc num-buffers={frames} pattern=black ! \
+             video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+             x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+             filesink location={}",
+            ts.display()
+        ),
+    );
+    name_pads(&pipeline, "t", &["Host", "Guest"]);
+    run(&pipeline, &mics);
+    let cues = common::readback::subcc_cues(&ts);
+    let rows = common::readback::new_rows(&cues);
+    let prefixed = rows.iter().filter(|r| r.starts_with(">>")).count();
+    assert_eq!(prefixed, 3, "a '>>' row per turn: {rows:?} from {cues:?}");
+
+    // 708 service 1.
+    let pipeline = pipeline_into(
+        2,
+        "",
+        "closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! appsink name=cc sync=false",
+    );
+    name_pads(&pipeline, "t", &["Host", "Guest"]);
+    let buffers: Arc<Mutex<Vec<gst::Buffer>>> = Arc::default();
+    let got = buffers.clone();
+    let appsink = pipeline.by_name("cc").unwrap();
+    appsink.set_property("emit-signals", true);
+    appsink.connect("new-sample", false, move |args| {
+        let sink = args[0].get::<gst::Element>().unwrap();
+        let sample = sink.emit_by_name::<gst::Sample>("pull-sample", &[]);
+        got.lock().unwrap().push(sample.buffer_owned().unwrap());
+        Some(gst::FlowReturn::Ok.to_value())
+    });
+    run(&pipeline, &mics);
+    let services = common::cc708::services_708(&buffers.lock().unwrap());
+    assert_eq!(
+        services[&1].matches(">> ").count(),
+        3,
+        "708: {:?}",
+        services[&1]
+    );
+}
+
+/// A sink with two request pads for the panel's microphones, into
+/// `location`, with `props`.
+fn sink_pipeline(location: &std::path::Path, props: &str) -> gst::Pipeline {
+    common::init_plugin();
+    let line = format!(
+        "voxtralrtsink name=s model-path={} threads=1 location={} {props}{}",
+        tone_model(),
+        location.display(),
+        appsrcs_into(2, "s")
+    );
+    let pipeline = gst::parse::launch(&line)
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+    name_pads(&pipeline, "s", &["Host", "Guest"]);
+    pipeline
+}
+
+/// The (start, speaker) of each object of a JSONL transcript.
+fn jsonl_words(jsonl: &str) -> Vec<(u64, String)> {
+    jsonl
+        .lines()
+        .map(|line| {
+            let cue: serde_json::Value = serde_json::from_str(line).unwrap();
+            let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
+            (
+                start,
+                cue["speaker"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_sink_takes_a_pad_per_voice_writes_each_word_with_its_speaker_and_ends_once_both_have() {
+    let (mics, starts) = panel_microphones("participants-sink");
+    let path = common::scratch_dir("participants-sink").join("panel.jsonl");
+    let pipeline = sink_pipeline(&path, "speech-only=true");
+    let signalled = Arc::new(Mutex::new(Vec::<Option<String>>::new()));
+    let record = signalled.clone();
+    pipeline
+        .by_name("s")
+        .unwrap()
+        .connect("transcript", false, move |args| {
+            record.lock().unwrap().push(args[4].get().unwrap());
+            None
+        });
+    // No preroll on the unlinked sink pad: this reaches PLAYING at once.
+    run(&pipeline, &mics);
+    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    assert!(!words.is_empty());
+    for (t, who) in &words {
+        assert_eq!(who, common::panel_speaker_at(&starts, *t), "{words:?}");
+    }
+    let mut turns: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
+    turns.dedup();
+    assert_eq!(turns, ["Host", "Guest", "Host"]);
+    assert!(words.windows(2).all(|w| w[0].0 <= w[1].0), "{words:?}");
+    let signalled = signalled.lock().unwrap().clone();
+    let written: Vec<Option<String>> = words.into_iter().map(|w| Some(w.1)).collect();
+    assert_eq!(signalled, written, "the signal carries each word's speaker");
+}
+
+#[test]
+fn with_its_sink_pad_linked_the_sinks_eos_waits_for_every_pad() {
+    common::init_plugin();
+    let path = common::scratch_dir("participants-sink-eos").join("out.jsonl");
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=main format=time caps={F32_CAPS} ! \
+         voxtralrtsink name=s model-path={} threads=1 location={} \
+         appsrc name=src0 format=time caps={F32_CAPS} ! s.sink_0",
+        tone_model(),
+        path.display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let s = pipeline.by_name("s").unwrap();
+    s.static_pad("sink")
+        .unwrap()
+        .set_property("speaker", "Main");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let (main, guest) = (
+        pipeline.by_name("main").unwrap(),
+        pipeline.by_name("src0").unwrap(),
+    );
+    // The sink pad speaks at once and ends; the request pad later.
+    let main_audio = tone_audio(20, &[12, 13]);
+    push(&main, &main_audio, 0);
+    let _ = main.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    let guest_audio = tone_audio(60, &[40, 41]);
+    for (k, piece) in guest_audio.chunks(1600).enumerate() {
+        push(&guest, piece, 100 * k as u64);
+    }
+    let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    // At EOS every pad's words are in the file.
+    let bus = pipeline.bus().unwrap();
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS within 60 s");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    pipeline.set_state(gst::State::Null).unwrap();
+    let expected: Vec<(u64, String)> = [(12, "Main"), (13, "Main"), (40, "sink_0"), (41, "sink_0")]
+        .iter()
+        .map(|&(f, who)| (truth(f), who.to_owned()))
+        .collect();
+    assert_eq!(words, expected);
 }

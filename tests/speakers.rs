@@ -271,17 +271,13 @@ fn a_name_outputs_cannot_carry_is_warned_about_and_the_pad_name_used() {
     );
 }
 
-/// The sink's `format` file of two espeak-ng voices taking turns on one
+/// The sink's `format` file of the panel's two espeak-ng voices on one
 /// mixed input, with a `voxtralrt/speaker` event at each turn; and the
-/// turns' times (ns). The tone fixture places a word 480 ms before the
-/// sound that made it (its delay), so each turn is announced half-way
-/// through the 1.5 s pause before it.
-fn sink_file_of_two_voices(format: &str) -> (String, Vec<u64>) {
+/// turns' starts.
+fn sink_file_of_two_voices(format: &str) -> (String, Vec<(u64, &'static str)>) {
     common::init_plugin();
     let dir = common::scratch_dir(&format!("speakers-{format}"));
-    let host = common::espeak("Good evening and welcome to the panel", Some("en+m3"), &dir);
-    let guest = common::espeak("Thank you, it is good to be here", Some("en+f4"), &dir);
-    let half_pause = vec![0.0f32; 12_000];
+    let turns = common::panel_turns(&dir);
     let path = dir.join(format!("panel.{format}"));
     let mut h = gst_check::Harness::new_parse(&format!(
         "voxtralrtsink model-path={} threads=1 location={}",
@@ -289,25 +285,17 @@ fn sink_file_of_two_voices(format: &str) -> (String, Vec<u64>) {
         path.display()
     ));
     h.set_src_caps_str(F32_CAPS);
-    let mut at = 0u64;
-    let mut turns = Vec::new();
-    let push = |h: &mut gst_check::Harness, piece: &[f32], at: &mut u64| {
-        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+    let starts = common::panel_starts(&turns);
+    for ((name, audio), (at, _)) in turns.iter().zip(&starts) {
+        assert!(h.push_event(speaker_event(name)));
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(audio));
         b.get_mut()
             .unwrap()
             .set_pts(gst::ClockTime::from_nseconds(*at));
-        *at += piece.len() as u64 * 1_000_000_000 / 16_000;
         h.push(b).unwrap();
-    };
-    for (name, speech) in [("Host", &host), ("Guest", &guest), ("Host", &host)] {
-        turns.push(at);
-        assert!(h.push_event(speaker_event(name)));
-        push(&mut h, &half_pause, &mut at);
-        push(&mut h, speech, &mut at);
-        push(&mut h, &half_pause, &mut at);
     }
     h.push_event(gst::event::Eos::new());
-    (std::fs::read_to_string(&path).unwrap(), turns)
+    (std::fs::read_to_string(&path).unwrap(), starts)
 }
 
 #[test]
@@ -317,10 +305,7 @@ fn two_voices_taking_turns_are_named_in_every_file_format() {
     for line in jsonl.lines() {
         let cue: serde_json::Value = serde_json::from_str(line).unwrap();
         let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
-        let expected = match turns.iter().rposition(|&t| t <= start) {
-            Some(1) => "Guest",
-            _ => "Host",
-        };
+        let expected = common::panel_speaker_at(&turns, start);
         assert_eq!(cue["speaker"], expected, "{line}");
         speakers.push(expected);
     }
@@ -387,32 +372,6 @@ fn the_sink_pad_speaker_names_every_word_and_without_it_none_is_named() {
     assert_eq!(run(None), (2, Vec::new()), "no speaker source: no event");
 }
 
-/// The rows of a two-row roll-up screen, as ffmpeg showed them, each in
-/// its final form: the top row of each screen once a row rolled up, then
-/// the bottom row of the last screen.
-fn rolled_rows(cues: &[(u64, String)]) -> Vec<String> {
-    let screens: Vec<Vec<&str>> = cues
-        .iter()
-        .map(|(_, text)| {
-            text.lines()
-                .map(str::trim)
-                .filter(|r| r.starts_with(">>") || r.starts_with('x'))
-                .collect::<Vec<_>>()
-        })
-        .filter(|rows| !rows.is_empty())
-        .collect();
-    let mut rows: Vec<String> = Vec::new();
-    for screen in screens.iter().filter(|s| s.len() == 2) {
-        if rows.last().map(String::as_str) != Some(screen[0]) {
-            rows.push(screen[0].to_owned());
-        }
-    }
-    if let Some(last) = screens.last().and_then(|s| s.last()) {
-        rows.push(last.to_string());
-    }
-    rows
-}
-
 #[test]
 fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
     common::init_plugin();
@@ -457,7 +416,7 @@ fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
     common::run_to_end(pipeline.upcast_ref(), std::time::Duration::from_secs(120));
 
     let cues = common::readback::subcc_cues(&ts);
-    let rows = rolled_rows(&cues);
+    let rows = common::readback::rolled_rows(&cues);
     assert_eq!(
         rows,
         [">> x x x", ">> x x x x x x x x x", ">> x x x x x x"],

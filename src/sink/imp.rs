@@ -9,6 +9,11 @@
  * pipeline: each word or line goes out as a `voxtralrt-transcript` element
  * message, a `transcript` signal and a line of a txt, srt, vtt or jsonl file.
  *
+ * Request pads `sink_%u` take one speaker each (their `speaker` names the
+ * words); with them and the `sink` pad unlinked the element does not
+ * preroll (it behaves as with `async=false`) and posts EOS once every pad
+ * has had it.
+ *
  * ## Example pipeline
  * ```bash
  * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! audioresample ! \
@@ -31,6 +36,7 @@ use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::Reporter;
 use crate::core::{Core, Output, TimedCue};
+use crate::participants::{Participants, SpeakerPad};
 use crate::settings::{OutputMode, Settings, SettingsCell};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
@@ -165,6 +171,9 @@ struct SinkOutput {
     post_messages: bool,
     report: Reporter,
     eos: Arc<EosLatch>,
+    /// The request pads' words end here and no sink pad's EOS posts the
+    /// element's: this output does.
+    posts_eos: bool,
 }
 
 impl SinkOutput {
@@ -226,8 +235,15 @@ impl Output for SinkOutput {
 
     fn event(&mut self, _event: gst::Event) {}
 
-    fn eos(&mut self, _seqnum: gst::Seqnum, _end: Option<gst::ClockTime>) {
+    fn eos(&mut self, seqnum: gst::Seqnum, _end: Option<gst::ClockTime>) {
         self.eos.finish(true);
+        if let (true, Some(element)) = (self.posts_eos, self.element.upgrade()) {
+            let eos = gst::message::Eos::builder()
+                .src(&element)
+                .seqnum(seqnum)
+                .build();
+            let _ = element.post_message(eos);
+        }
     }
 
     fn failed(&mut self) {
@@ -241,11 +257,48 @@ pub struct Sink {
     sink_settings: Mutex<SinkSettings>,
     state: Mutex<Lifecycle>,
     eos: Arc<EosLatch>,
+    /// The request pads'.
+    participants: Participants,
+    /// `async` as the application set it, while the element does without
+    /// preroll (request pads, the sink pad unlinked).
+    async_before: Mutex<Option<bool>>,
 }
 
 impl Sink {
     pub(crate) fn set_recognizer_wrapper(&self, wrapper: Option<crate::recognizer::Wrapper>) {
-        self.state.lock().unwrap().set_wrapper(wrapper);
+        self.state.lock().unwrap().set_wrapper(wrapper.clone());
+        self.participants.set_wrapper(wrapper);
+    }
+
+    fn sinkpad(&self) -> SpeakerPad {
+        let pad = self.obj().static_pad("sink").expect("always pad");
+        pad.downcast().expect("made from the sink template's gtype")
+    }
+
+    /// Tells the sink pad's core who speaks from here on, if its pad names
+    /// a speaker.
+    fn announce_sink_speaker(&self) {
+        let pad = self.sinkpad();
+        if let (Some(core), Some(event)) = (self.core(), pad.speaker_event()) {
+            let _ = core.push_event(crate::core::check_speaker_event(event, pad.upcast_ref()));
+        }
+    }
+
+    /// Without a linked sink pad nothing would preroll: the request pads'
+    /// words go out without it.
+    fn do_without_preroll(&self) {
+        let obj = self.obj();
+        if !self.participants.merging() || self.sinkpad().is_linked() {
+            return;
+        }
+        *self.async_before.lock().unwrap() = Some(obj.is_async());
+        obj.set_async(false);
+    }
+
+    fn restore_async(&self) {
+        if let Some(enabled) = self.async_before.lock().unwrap().take() {
+            self.obj().set_async(enabled);
+        }
     }
 
     fn core(&self) -> Option<Arc<Core>> {
@@ -260,7 +313,9 @@ impl Sink {
     }
 
     fn output(&self, settings: &Settings, file: Option<TranscriptFile>) -> SinkOutput {
+        let posts_eos = !self.participants.is_empty() && !self.sinkpad().is_linked();
         SinkOutput {
+            posts_eos,
             element: self.obj().downgrade(),
             file,
             line_cues: settings.output == OutputMode::Lines,
@@ -362,7 +417,13 @@ impl ObjectImpl for Sink {
                 .to_value(),
             "format" => sink.format.to_value(),
             "post-messages" => sink.post_messages.to_value(),
-            "stats" => self.state.lock().unwrap().stats().to_structure().to_value(),
+            "stats" => {
+                let mut stats = self.state.lock().unwrap().stats().to_structure();
+                if let Some(pads) = self.participants.stats() {
+                    stats.set("participants", pads);
+                }
+                stats.to_value()
+            }
             _ => self.settings.property(pspec),
         }
     }
@@ -372,6 +433,12 @@ impl ObjectImpl for Sink {
         // A transcript is wanted as fast as the audio comes, not in step
         // with the clock.
         self.obj().set_sync(false);
+        let weak = self.obj().downgrade();
+        self.sinkpad().connect_notify(Some("speaker"), move |_, _| {
+            if let Some(element) = weak.upgrade() {
+                element.imp().announce_sink_speaker();
+            }
+        });
     }
 }
 
@@ -393,13 +460,20 @@ impl ElementImpl for Sink {
 
     fn pad_templates() -> &'static [gst::PadTemplate] {
         static PAD_TEMPLATES: LazyLock<Vec<gst::PadTemplate>> = LazyLock::new(|| {
-            vec![gst::PadTemplate::new(
-                "sink",
-                gst::PadDirection::Sink,
-                gst::PadPresence::Always,
-                &input::sink_caps(),
-            )
-            .unwrap()]
+            let sink = |name, presence| {
+                gst::PadTemplate::with_gtype(
+                    name,
+                    gst::PadDirection::Sink,
+                    presence,
+                    &input::sink_caps(),
+                    SpeakerPad::static_type(),
+                )
+                .unwrap()
+            };
+            vec![
+                sink("sink", gst::PadPresence::Always),
+                sink("sink_%u", gst::PadPresence::Request),
+            ]
         });
         PAD_TEMPLATES.as_ref()
     }
@@ -408,17 +482,41 @@ impl ElementImpl for Sink {
         &self,
         transition: gst::StateChange,
     ) -> Result<gst::StateChangeSuccess, gst::StateChangeError> {
-        if transition == gst::StateChange::NullToReady {
-            self.state
-                .lock()
-                .unwrap()
-                .load(self.obj().upcast_ref(), &self.settings)?;
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        match transition {
+            gst::StateChange::NullToReady => {
+                self.state.lock().unwrap().load(element, &self.settings)?;
+                self.participants.load(element, &self.settings)?;
+            }
+            gst::StateChange::ReadyToPaused => self.do_without_preroll(),
+            _ => {}
         }
         let success = self.parent_change_state(transition)?;
-        if transition == gst::StateChange::ReadyToNull {
-            self.state.lock().unwrap().unload();
+        match transition {
+            gst::StateChange::PausedToReady => self.restore_async(),
+            gst::StateChange::ReadyToNull => {
+                self.state.lock().unwrap().unload();
+                self.participants.unload();
+            }
+            _ => {}
         }
         Ok(success)
+    }
+
+    fn request_new_pad(
+        &self,
+        templ: &gst::PadTemplate,
+        name: Option<&str>,
+        _caps: Option<&gst::Caps>,
+    ) -> Option<gst::Pad> {
+        let own_core_running = self.core().is_some();
+        self.participants
+            .request(self, templ, name, &self.settings, own_core_running)
+    }
+
+    fn release_pad(&self, pad: &gst::Pad) {
+        self.participants.release(self.obj().upcast_ref(), pad);
     }
 }
 
@@ -426,10 +524,17 @@ impl BaseSinkImpl for Sink {
     fn start(&self) -> Result<(), gst::ErrorMessage> {
         let settings = self.settings.snapshot();
         let output = self.output(&settings, self.open_file()?);
+        let output = self
+            .participants
+            .output_for_sink_pad(self.sinkpad().is_linked(), Box::new(output));
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
         self.state
             .lock()
             .unwrap()
-            .start(self.obj().upcast_ref(), &settings, Box::new(output))
+            .start(element, &settings, output)?;
+        self.announce_sink_speaker();
+        self.participants.start(element, &settings)
     }
 
     fn stop(&self) -> Result<(), gst::ErrorMessage> {
@@ -439,6 +544,7 @@ impl BaseSinkImpl for Sink {
             let stopped = stop_core(core);
             self.state.lock().unwrap().stopped(stopped);
         }
+        self.participants.stop();
         Ok(())
     }
 
@@ -490,8 +596,11 @@ impl BaseSinkImpl for Sink {
             }
             gst::EventView::CustomDownstream(_) => {
                 if let Some(core) = self.core() {
-                    let pad = self.obj().static_pad("sink").expect("a sink's pad");
-                    let _ = core.push_event(crate::core::check_speaker_event(event.clone(), &pad));
+                    let pad = self.sinkpad();
+                    let _ = core.push_event(crate::core::check_speaker_event(
+                        event.clone(),
+                        pad.upcast_ref(),
+                    ));
                 }
             }
             _ => {}

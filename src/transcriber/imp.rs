@@ -32,9 +32,7 @@ use super::caps::src_caps;
 use super::caption_output::CaptionLosses;
 use super::captions::CaptionSettings;
 use super::output::SrcOutput;
-use super::participants::Participant;
-use super::speaker_pad::SpeakerPad;
-use crate::core::merge::Merge;
+use crate::participants::{Participants, SpeakerPad};
 
 pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -53,22 +51,14 @@ pub struct Transcriber {
     caption_settings: Mutex<CaptionSettings>,
     /// `post-messages`, read per cue so it can change while playing.
     post_messages: Arc<AtomicBool>,
-    /// The request pads' participants, in the order they came.
-    participants: Mutex<Vec<Arc<Participant>>>,
-    /// Puts every pad's words in time order, while running.
-    merge: Mutex<Option<Arc<Merge>>>,
-    /// Set by tests: what each recognizer is wrapped in.
-    wrapper: Mutex<Option<crate::recognizer::Wrapper>>,
+    /// The request pads'.
+    participants: Participants,
 }
 
 impl Transcriber {
     pub(crate) fn set_recognizer_wrapper(&self, wrapper: Option<crate::recognizer::Wrapper>) {
         self.state.lock().unwrap().set_wrapper(wrapper.clone());
-        *self.wrapper.lock().unwrap() = wrapper;
-    }
-
-    fn participants(&self) -> Vec<Arc<Participant>> {
-        self.participants.lock().unwrap().clone()
+        self.participants.set_wrapper(wrapper);
     }
 
     /// Tells the sink pad's core who speaks from here on, if its pad names
@@ -165,7 +155,7 @@ impl Transcriber {
     /// largest minimum (the pads' words are merged, so the slowest counts).
     fn upstream_latency(&self) -> Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> {
         let mut pads: Vec<gst::Pad> = vec![self.sinkpad.clone().upcast()];
-        pads.extend(self.participants().iter().map(|p| p.pad.clone().upcast()));
+        pads.extend(self.participants.pads());
         let mut answer: Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> = None;
         for pad in pads.iter().filter(|p| p.is_linked()) {
             let mut upstream = gst::query::Latency::new();
@@ -193,33 +183,18 @@ impl Transcriber {
         );
         let obj = self.obj();
         let element: &gst::Element = obj.upcast_ref();
-        // The sink pad alone, as in every single-input pipeline: its core
-        // delivers to the src pad itself. Otherwise (request pads, or the
-        // sink pad unlinked, so that participants may join) through the
-        // merge.
-        let single = self.sinkpad.is_linked() && self.participants().is_empty();
-        let (sink_output, merge): (Box<dyn crate::core::Output>, _) = if single {
-            (Box::new(output), None)
-        } else {
-            let merge = Merge::new(Box::new(output));
-            (Box::new(merge.input()), Some(merge))
-        };
-        *self.merge.lock().unwrap() = merge.clone();
-        let mut result = self
+        let sink_output = self
+            .participants
+            .output_for_sink_pad(self.sinkpad.is_linked(), Box::new(output));
+        let started = self
             .state
             .lock()
             .unwrap()
             .start(element, &settings, sink_output);
-        if result.is_ok() {
+        let result = started.and_then(|()| {
             self.announce_sink_speaker();
-            for p in self.participants() {
-                let merge = merge.as_ref().expect("participants start with the merge");
-                result = p.start(element, &settings, merge);
-                if result.is_err() {
-                    break;
-                }
-            }
-        }
+            self.participants.start(element, &settings)
+        });
         result.map_err(|msg| {
             self.post_error_message(msg);
             gst::StateChangeError
@@ -232,60 +207,7 @@ impl Transcriber {
             let stopped = stop_core(core);
             self.state.lock().unwrap().stopped(stopped);
         }
-        let merge = self.merge.lock().unwrap().take();
-        for p in self.participants() {
-            p.stop(merge.as_ref());
-        }
-    }
-
-    /// A participant's pad (`sink_%u`): its functions reach it through a
-    /// weak reference (the participant holds the pad).
-    fn participant_pad(
-        templ: &gst::PadTemplate,
-        name: &str,
-    ) -> (
-        SpeakerPad,
-        Arc<std::sync::OnceLock<std::sync::Weak<Participant>>>,
-    ) {
-        let slot: Arc<std::sync::OnceLock<std::sync::Weak<Participant>>> = Arc::default();
-        let (for_chain, for_event) = (slot.clone(), slot.clone());
-        let pad = gst::PadBuilder::<SpeakerPad>::from_template(templ)
-            .name(name)
-            .chain_function(move |_, parent, buffer| {
-                Transcriber::catch_panic_pad_function(
-                    parent,
-                    || Err(gst::FlowError::Error),
-                    |_| match for_chain.get().and_then(std::sync::Weak::upgrade) {
-                        Some(p) => p.chain(buffer),
-                        None => Err(gst::FlowError::Flushing),
-                    },
-                )
-            })
-            .event_function(move |_, parent, event| {
-                Transcriber::catch_panic_pad_function(
-                    parent,
-                    || false,
-                    |t| match for_event.get().and_then(std::sync::Weak::upgrade) {
-                        Some(p) => p.event(t.obj().upcast_ref(), event),
-                        None => false,
-                    },
-                )
-            })
-            .build();
-        (pad, slot)
-    }
-
-    /// The lowest free `sink_N`.
-    fn free_pad_name(&self) -> String {
-        let taken: Vec<String> = self
-            .participants()
-            .iter()
-            .map(|p| p.pad.name().to_string())
-            .collect();
-        (0..)
-            .map(|n| format!("sink_{n}"))
-            .find(|name| !taken.contains(name))
-            .expect("a free name")
+        self.participants.stop();
     }
 }
 
@@ -331,9 +253,7 @@ impl ObjectSubclass for Transcriber {
             caption_losses: Arc::default(),
             caption_settings: Mutex::default(),
             post_messages: Arc::default(),
-            participants: Mutex::default(),
-            merge: Mutex::default(),
-            wrapper: Mutex::default(),
+            participants: Participants::default(),
         }
     }
 }
@@ -379,15 +299,9 @@ impl ObjectImpl for Transcriber {
         if pspec.name() == "stats" {
             let mut stats = self.state.lock().unwrap().stats().to_structure();
             self.caption_losses.add_to(&mut stats);
-            let participants = self.participants();
-            if !participants.is_empty() {
-                // Each request pad's model stream: its own statistics.
-                let pads = participants.iter().map(|p| {
-                    let mut s = p.stats().to_structure();
-                    s.set("pad", p.pad.name().as_str());
-                    s.to_send_value()
-                });
-                stats.set("participants", gst::Array::from_values(pads));
+            // Each request pad's model stream: its own statistics.
+            if let Some(pads) = self.participants.stats() {
+                stats.set("participants", pads);
             }
             return stats.to_value();
         }
@@ -473,9 +387,7 @@ impl ElementImpl for Transcriber {
                 let obj = self.obj();
                 let element: &gst::Element = obj.upcast_ref();
                 self.state.lock().unwrap().load(element, &self.settings)?;
-                for p in self.participants() {
-                    p.load(element, &self.settings)?;
-                }
+                self.participants.load(element, &self.settings)?;
             }
             gst::StateChange::ReadyToPaused => self.start()?,
             gst::StateChange::PausedToReady => self.stop(),
@@ -483,18 +395,14 @@ impl ElementImpl for Transcriber {
                 if let Some(core) = self.core() {
                     core.resume();
                 }
-                for p in self.participants() {
-                    p.resume();
-                }
+                self.participants.resume();
             }
             _ => {}
         }
         let success = self.parent_change_state(transition)?;
         if transition == gst::StateChange::ReadyToNull {
             self.state.lock().unwrap().unload();
-            for p in self.participants() {
-                p.unload();
-            }
+            self.participants.unload();
         }
         Ok(success)
     }
@@ -505,67 +413,12 @@ impl ElementImpl for Transcriber {
         name: Option<&str>,
         _caps: Option<&gst::Caps>,
     ) -> Option<gst::Pad> {
-        let name = name.map_or_else(|| self.free_pad_name(), str::to_owned);
-        let (pad, slot) = Self::participant_pad(templ, &name);
-        pad.set_property("speaker", &name);
-        let participant = Participant::new(pad.clone(), self.wrapper.lock().unwrap().clone());
-        let _ = slot.set(Arc::downgrade(&participant));
-        let obj = self.obj();
-        let element: &gst::Element = obj.upcast_ref();
-        // A participant who joins a running element gets a model and a core
-        // of its own at once.
-        let (_, current, pending) = element.state(gst::ClockTime::ZERO);
-        let target = if pending == gst::State::VoidPending {
-            current
-        } else {
-            pending.max(current)
-        };
-        if target >= gst::State::Ready && participant.load(element, &self.settings).is_err() {
-            return None;
-        }
-        let merge = self.merge.lock().unwrap().clone();
-        let started = self.state.lock().unwrap().core().is_some();
-        if started && merge.is_none() {
-            gst::element_imp_warning!(
-                self,
-                gst::CoreError::Pad,
-                (
-                    "{} cannot join: the element started with its sink pad alone; request the \
-                     speakers' pads before it starts (or leave the sink pad unlinked)",
-                    name
-                )
-            );
-            return None;
-        }
-        if let Some(merge) = merge {
-            if let Err(msg) = participant.start(element, &self.settings.snapshot(), &merge) {
-                self.post_error_message(msg);
-                return None;
-            }
-            participant.resume();
-        }
-        self.participants.lock().unwrap().push(participant);
-        element.add_pad(&pad).ok()?;
-        Some(pad.upcast())
+        let own_core_running = self.core().is_some();
+        self.participants
+            .request(self, templ, name, &self.settings, own_core_running)
     }
 
     fn release_pad(&self, pad: &gst::Pad) {
-        let participant = {
-            let mut participants = self.participants.lock().unwrap();
-            let i = participants
-                .iter()
-                .position(|p| p.pad.upcast_ref::<gst::Pad>() == pad);
-            i.map(|i| participants.remove(i))
-        };
-        let Some(participant) = participant else {
-            return;
-        };
-        let merge = self.merge.lock().unwrap().clone();
-        match merge {
-            Some(merge) => participant.leave(&merge),
-            None => participant.stop(None),
-        }
-        participant.unload();
-        let _ = self.obj().remove_pad(pad);
+        self.participants.release(self.obj().upcast_ref(), pad);
     }
 }

@@ -12,11 +12,9 @@ mod captions;
 mod downstream;
 pub(crate) mod imp;
 mod output;
-mod participants;
-mod speaker_pad;
 
+pub use crate::participants::SpeakerPad;
 pub use captions::{CaptionChannel, CaptionMode};
-pub use speaker_pad::SpeakerPad;
 
 glib::wrapper! {
     pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object;

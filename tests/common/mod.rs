@@ -517,6 +517,56 @@ pub fn espeak(text: &str, voice: Option<&str>, dir: &std::path::Path) -> Vec<f32
     )
 }
 
+/// A panel: two espeak-ng voices, Host (`en+m3`) and Guest (`en+f4`),
+/// speaking in turn (Host, Guest, Host), each turn with 0.75 s of silence
+/// either side (the tone fixture places a word 480 ms before its sound, so
+/// a word stays inside its turn). Per turn: its speaker and its audio.
+pub fn panel_turns(dir: &std::path::Path) -> Vec<(&'static str, Vec<f32>)> {
+    let host = espeak("Good evening and welcome to the panel", Some("en+m3"), dir);
+    let guest = espeak("Thank you, it is good to be here", Some("en+f4"), dir);
+    let half_pause = vec![0.0f32; 12_000];
+    let turn = |speech: &[f32]| [&half_pause[..], speech, &half_pause[..]].concat();
+    vec![
+        ("Host", turn(&host)),
+        ("Guest", turn(&guest)),
+        ("Host", turn(&host)),
+    ]
+}
+
+/// Where each turn of a panel starts (ns) and who speaks from there.
+pub fn panel_starts(turns: &[(&'static str, Vec<f32>)]) -> Vec<(u64, &'static str)> {
+    let mut at = 0u64;
+    turns
+        .iter()
+        .map(|(name, audio)| {
+            let start = at;
+            at += audio.len() as u64 * 1_000_000_000 / 16_000;
+            (start, *name)
+        })
+        .collect()
+}
+
+/// The panel's speaker at `t` (ns).
+pub fn panel_speaker_at(starts: &[(u64, &'static str)], t: u64) -> &'static str {
+    starts
+        .iter()
+        .rev()
+        .find(|(from, _)| *from <= t)
+        .map_or(starts[0].1, |s| s.1)
+}
+
+/// `speaker`'s own microphone in a panel: their turns, silence in the
+/// others'.
+pub fn panel_microphone(turns: &[(&'static str, Vec<f32>)], speaker: &str) -> Vec<f32> {
+    turns
+        .iter()
+        .flat_map(|(name, audio)| {
+            let keep = *name == speaker;
+            audio.iter().map(move |&x| if keep { x } else { 0.0 })
+        })
+        .collect()
+}
+
 /// What `sox` (its input already given) makes as 16 kHz mono f32.
 pub fn raw_of(
     sox: &mut std::process::Command,

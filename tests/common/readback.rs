@@ -101,11 +101,71 @@ pub fn subcc_cues_with(ts: &Path, options: &[&str], srt_ext: &str) -> Vec<(u64, 
         .into_iter()
         .map(|(start, text)| {
             let text = text
-                .replace("<font face=\"Monospace\">{\\an7}", "")
+                .replace("<font face=\"Monospace\">", "")
+                .replace("{\\an7}", "")
                 .replace("</font>", "");
             (start, text)
         })
         .collect()
+}
+
+/// The rows of a two-row roll-up screen, as ffmpeg showed them, each in
+/// its final form: the top row of each screen once a row rolled up, then
+/// the bottom row of the last screen.
+pub fn rolled_rows(cues: &[(u64, String)]) -> Vec<String> {
+    let screens: Vec<Vec<&str>> = cues
+        .iter()
+        .map(|(_, text)| {
+            text.lines()
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .filter(|rows| !rows.is_empty())
+        .collect();
+    let mut rows: Vec<String> = Vec::new();
+    for screen in screens.iter().filter(|s| s.len() == 2) {
+        if rows.last().map(String::as_str) != Some(screen[0]) {
+            rows.push(screen[0].to_owned());
+        }
+    }
+    if let Some(last) = screens.last().and_then(|s| s.last()) {
+        rows.push(last.to_string());
+    }
+    rows
+}
+
+/// The rows of a roll-up screen, as ffmpeg showed them, each as it first
+/// appeared: a row is new where the screen rolled up (its top row was the
+/// bottom one), where the bottom row is not the last one grown, and after
+/// the screen was erased.
+pub fn new_rows(cues: &[(u64, String)]) -> Vec<String> {
+    // The row above the bottom one, if the screen has two.
+    fn above(screen: &[&str]) -> Option<String> {
+        let i = screen.len().checked_sub(2)?;
+        Some(screen[i].to_owned())
+    }
+    let mut rows = Vec::new();
+    let mut last: Vec<&str> = Vec::new();
+    for (_, text) in cues {
+        let screen: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .collect();
+        let Some(&bottom) = screen.last() else {
+            last.clear();
+            continue;
+        };
+        let last_bottom = last.last().copied();
+        let rolled = above(&screen).as_deref() == last_bottom && above(&screen) != above(&last);
+        let grown = last_bottom.is_some_and(|b| bottom.starts_with(b));
+        if rolled || !grown {
+            rows.push(bottom.to_owned());
+        }
+        last = screen;
+    }
+    rows
 }
 
 /// When each "x" (the tone fixture's word) first showed on ffmpeg's screen.

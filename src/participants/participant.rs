@@ -1,9 +1,9 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The request pads (`sink_%u`): one participant each, with a model stream
-//! of its own (its own core and gate: a quiet participant costs no model
-//! steps), whose words the merge puts in time order with the others'.
+//! One request pad's participant: a model stream of its own (its own core
+//! and gate: a quiet participant costs no model steps), whose words the
+//! merge puts in time order with the others'.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,13 +15,13 @@ use crate::core::merge::Merge;
 use crate::core::{check_speaker_event, Core, Stats};
 use crate::settings::{Settings, SettingsCell};
 
-use super::speaker_pad::SpeakerPad;
+use super::SpeakerPad;
 
 /// How long a released pad's last words are waited for.
 const LEAVING_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub(super) struct Participant {
-    pub(super) pad: SpeakerPad,
+pub struct Participant {
+    pub pad: SpeakerPad,
     life: Mutex<Lifecycle>,
     /// Its input of the merge, while its core runs.
     merge_input: Mutex<Option<usize>>,
@@ -29,7 +29,7 @@ pub(super) struct Participant {
 
 impl Participant {
     /// A participant on `pad` (not yet added to the element).
-    pub(super) fn new(pad: SpeakerPad, wrapper: Option<crate::recognizer::Wrapper>) -> Arc<Self> {
+    pub fn new(pad: SpeakerPad, wrapper: Option<crate::recognizer::Wrapper>) -> Arc<Self> {
         let mut life = Lifecycle::default();
         life.set_wrapper(wrapper);
         let participant = Arc::new(Participant {
@@ -59,7 +59,7 @@ impl Participant {
         }
     }
 
-    pub(super) fn chain(&self, buffer: gst::Buffer) -> Result<gst::FlowSuccess, gst::FlowError> {
+    pub fn chain(&self, buffer: gst::Buffer) -> Result<gst::FlowSuccess, gst::FlowError> {
         let (core, audio) = {
             let mut life = self.life.lock().unwrap();
             let core = life.core().ok_or(gst::FlowError::Flushing)?;
@@ -73,7 +73,7 @@ impl Participant {
 
     /// An event on the pad. Flushes and stream events stay with this
     /// participant: the merge makes the output's.
-    pub(super) fn event(&self, element: &gst::Element, event: gst::Event) -> bool {
+    pub fn event(&self, element: &gst::Element, event: gst::Event) -> bool {
         match event.view() {
             gst::EventView::Caps(e) => {
                 let result = self.life.lock().unwrap().input.set_caps(e.caps());
@@ -107,7 +107,7 @@ impl Participant {
     }
 
     /// NULL->READY, or on request while the element is READY or above.
-    pub(super) fn load(
+    pub fn load(
         &self,
         element: &gst::Element,
         settings: &SettingsCell,
@@ -116,7 +116,7 @@ impl Participant {
     }
 
     /// READY->PAUSED, or on request while the element runs.
-    pub(super) fn start(
+    pub fn start(
         &self,
         element: &gst::Element,
         settings: &Settings,
@@ -132,14 +132,14 @@ impl Participant {
         Ok(())
     }
 
-    pub(super) fn resume(&self) {
+    pub fn resume(&self) {
         if let Some(core) = self.core() {
             core.resume();
         }
     }
 
     /// PAUSED->READY.
-    pub(super) fn stop(&self, merge: Option<&Arc<Merge>>) {
+    pub fn stop(&self, merge: Option<&Arc<Merge>>) {
         let core = self.life.lock().unwrap().take_core();
         if let (Some(id), Some(merge)) = (self.merge_input.lock().unwrap().take(), merge) {
             merge.remove(id);
@@ -152,7 +152,7 @@ impl Participant {
 
     /// The pad is released while running: its stream finishes (its last
     /// words come out), then it stops; the others go on.
-    pub(super) fn leave(&self, merge: &Arc<Merge>) {
+    pub fn leave(&self, merge: &Arc<Merge>) {
         let id = *self.merge_input.lock().unwrap();
         if let (Some(id), Some(core)) = (id, self.core()) {
             merge.finish_leaving(
@@ -168,11 +168,11 @@ impl Participant {
     }
 
     /// READY->NULL.
-    pub(super) fn unload(&self) {
+    pub fn unload(&self) {
         self.life.lock().unwrap().unload();
     }
 
-    pub(super) fn stats(&self) -> Stats {
+    pub fn stats(&self) -> Stats {
         self.life.lock().unwrap().stats()
     }
 }

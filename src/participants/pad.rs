@@ -1,7 +1,7 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The transcriber's sink pads: each has a `speaker`, the name its words
+//! Both elements' sink pads: each has a `speaker`, the name its words
 //! carry. Setting it while playing changes the speaker from that point of
 //! the stream on (the element hears of it through `notify::speaker`).
 

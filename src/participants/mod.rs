@@ -1,0 +1,261 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The request pads (`sink_%u`) of both elements: one participant per
+//! speaker, each with a model stream of its own, their words put in time
+//! order by the merge and handed to the element's one output.
+//!
+//! The element's own `sink` pad keeps its direct path when it is linked and
+//! no participant exists at start; otherwise its core is one more input of
+//! the merge (so that participants may join while it runs).
+
+mod pad;
+mod participant;
+
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use gst::prelude::*;
+use gst::subclass::prelude::*;
+
+use crate::core::merge::Merge;
+use crate::core::Output;
+use crate::recognizer::Wrapper;
+use crate::settings::{Settings, SettingsCell};
+
+pub use pad::SpeakerPad;
+use participant::Participant;
+
+#[derive(Default)]
+pub struct Participants {
+    /// In the order they came.
+    list: Mutex<Vec<Arc<Participant>>>,
+    /// Puts every input's words in time order, while running.
+    merge: Mutex<Option<Arc<Merge>>>,
+    /// Set by tests: what each recognizer is wrapped in.
+    wrapper: Mutex<Option<Wrapper>>,
+}
+
+impl Participants {
+    pub fn set_wrapper(&self, wrapper: Option<Wrapper>) {
+        *self.wrapper.lock().unwrap() = wrapper;
+    }
+
+    fn list(&self) -> Vec<Arc<Participant>> {
+        self.list.lock().unwrap().clone()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.lock().unwrap().is_empty()
+    }
+
+    /// The request pads, in the order they came.
+    pub fn pads(&self) -> Vec<gst::Pad> {
+        self.list().iter().map(|p| p.pad.clone().upcast()).collect()
+    }
+
+    /// At start: what the element's own sink pad's core delivers to. The
+    /// pad alone (linked, no participant) delivers to `out` itself;
+    /// otherwise a merge is made, with that core as one of its inputs.
+    pub fn output_for_sink_pad(&self, linked: bool, out: Box<dyn Output>) -> Box<dyn Output> {
+        if linked && self.is_empty() {
+            *self.merge.lock().unwrap() = None;
+            return out;
+        }
+        let merge = Merge::new(out);
+        let input = merge.input();
+        *self.merge.lock().unwrap() = Some(merge);
+        Box::new(input)
+    }
+
+    /// Words of several inputs are being merged.
+    pub fn merging(&self) -> bool {
+        self.merge.lock().unwrap().is_some()
+    }
+
+    /// NULL->READY: each participant's model.
+    pub fn load(
+        &self,
+        element: &gst::Element,
+        settings: &SettingsCell,
+    ) -> Result<(), gst::StateChangeError> {
+        self.list()
+            .iter()
+            .try_for_each(|p| p.load(element, settings))
+    }
+
+    /// READY->PAUSED, after [`Self::output_for_sink_pad`].
+    pub fn start(
+        &self,
+        element: &gst::Element,
+        settings: &Settings,
+    ) -> Result<(), gst::ErrorMessage> {
+        let Some(merge) = self.merge.lock().unwrap().clone() else {
+            return Ok(());
+        };
+        self.list()
+            .iter()
+            .try_for_each(|p| p.start(element, settings, &merge))
+    }
+
+    /// PAUSED->PLAYING.
+    pub fn resume(&self) {
+        self.list().iter().for_each(|p| p.resume());
+    }
+
+    /// PAUSED->READY.
+    pub fn stop(&self) {
+        let merge = self.merge.lock().unwrap().take();
+        for p in self.list() {
+            p.stop(merge.as_ref());
+        }
+    }
+
+    /// READY->NULL.
+    pub fn unload(&self) {
+        self.list().iter().for_each(|p| p.unload());
+    }
+
+    /// A new `sink_%u` pad of `imp`'s element. One requested while the
+    /// element runs gets its model and core at once; the element's own
+    /// sink pad running alone (`own_core_running` and no merge) cannot be
+    /// joined, which a WARNING says.
+    pub fn request<T: ElementImpl>(
+        &self,
+        imp: &T,
+        templ: &gst::PadTemplate,
+        name: Option<&str>,
+        settings: &SettingsCell,
+        own_core_running: bool,
+    ) -> Option<gst::Pad> {
+        let name = name.map_or_else(|| self.free_pad_name(), str::to_owned);
+        let (pad, slot) = participant_pad::<T>(templ, &name);
+        pad.set_property("speaker", &name);
+        let participant = Participant::new(pad.clone(), self.wrapper.lock().unwrap().clone());
+        let _ = slot.set(Arc::downgrade(&participant));
+        let obj = imp.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        if target_state(element) >= gst::State::Ready
+            && participant.load(element, settings).is_err()
+        {
+            return None;
+        }
+        let merge = self.merge.lock().unwrap().clone();
+        if own_core_running && merge.is_none() {
+            gst::element_warning!(
+                element,
+                gst::CoreError::Pad,
+                (
+                    "{} cannot join: the element started with its sink pad alone; request the \
+                     speakers' pads before it starts (or leave the sink pad unlinked)",
+                    name
+                )
+            );
+            return None;
+        }
+        if let Some(merge) = merge {
+            if let Err(msg) = participant.start(element, &settings.snapshot(), &merge) {
+                element.post_error_message(msg);
+                return None;
+            }
+            participant.resume();
+        }
+        self.list.lock().unwrap().push(participant);
+        element.add_pad(&pad).ok()?;
+        Some(pad.upcast())
+    }
+
+    /// A request pad goes: while running, its stream finishes first (its
+    /// last words come out) and the others go on.
+    pub fn release(&self, element: &gst::Element, pad: &gst::Pad) {
+        let participant = {
+            let mut list = self.list.lock().unwrap();
+            let i = list
+                .iter()
+                .position(|p| p.pad.upcast_ref::<gst::Pad>() == pad);
+            i.map(|i| list.remove(i))
+        };
+        let Some(participant) = participant else {
+            return;
+        };
+        let merge = self.merge.lock().unwrap().clone();
+        match merge {
+            Some(merge) => participant.leave(&merge),
+            None => participant.stop(None),
+        }
+        participant.unload();
+        let _ = element.remove_pad(pad);
+    }
+
+    /// Each request pad's statistics (with its `pad`), if there are any.
+    pub fn stats(&self) -> Option<gst::Array> {
+        let list = self.list();
+        if list.is_empty() {
+            return None;
+        }
+        let pads = list.iter().map(|p| {
+            let mut s = p.stats().to_structure();
+            s.set("pad", p.pad.name().as_str());
+            s.to_send_value()
+        });
+        Some(gst::Array::from_values(pads))
+    }
+
+    /// The lowest free `sink_N`.
+    fn free_pad_name(&self) -> String {
+        let taken: Vec<String> = self
+            .list()
+            .iter()
+            .map(|p| p.pad.name().to_string())
+            .collect();
+        (0..)
+            .map(|n| format!("sink_{n}"))
+            .find(|name| !taken.contains(name))
+            .expect("a free name")
+    }
+}
+
+/// The state the element is in or going to.
+fn target_state(element: &gst::Element) -> gst::State {
+    let (_, current, pending) = element.state(gst::ClockTime::ZERO);
+    if pending == gst::State::VoidPending {
+        current
+    } else {
+        pending.max(current)
+    }
+}
+
+type ParticipantSlot = Arc<OnceLock<Weak<Participant>>>;
+
+/// A participant's pad: its functions reach the participant through a weak
+/// reference (the participant holds the pad), set once it exists.
+fn participant_pad<T: ElementImpl>(
+    templ: &gst::PadTemplate,
+    name: &str,
+) -> (SpeakerPad, ParticipantSlot) {
+    let slot = ParticipantSlot::default();
+    let (for_chain, for_event) = (slot.clone(), slot.clone());
+    let pad = gst::PadBuilder::<SpeakerPad>::from_template(templ)
+        .name(name)
+        .chain_function(move |_, parent, buffer| {
+            T::catch_panic_pad_function(
+                parent,
+                || Err(gst::FlowError::Error),
+                |_| match for_chain.get().and_then(Weak::upgrade) {
+                    Some(p) => p.chain(buffer),
+                    None => Err(gst::FlowError::Flushing),
+                },
+            )
+        })
+        .event_function(move |_, parent, event| {
+            T::catch_panic_pad_function(
+                parent,
+                || false,
+                |imp| match for_event.get().and_then(Weak::upgrade) {
+                    Some(p) => p.event(imp.obj().upcast_ref(), event),
+                    None => false,
+                },
+            )
+        })
+        .build();
+    (pad, slot)
+}

@@ -644,3 +644,219 @@ fn with_its_sink_pad_linked_the_sinks_eos_waits_for_every_pad() {
         .collect();
     assert_eq!(words, expected);
 }
+
+/// The transcriber's LATENCY answer, live appsrcs with `min_latencies`
+/// (ms) before it: on its sink pad alone (one number) or on `sink_0`...
+fn latency_answer(min_latencies: &[u64], request_pads: bool) -> (bool, gst::ClockTime) {
+    common::init_plugin();
+    let mut line = format!(
+        "voxtralrttranscriber name=t model-path={} threads=1 ! fakesink sync=false",
+        tone_model()
+    );
+    for (i, ms) in min_latencies.iter().enumerate() {
+        let pad = if request_pads {
+            format!("sink_{i}")
+        } else {
+            "sink".to_owned()
+        };
+        line.push_str(&format!(
+            " appsrc name=src{i} is-live=true format=time min-latency={} caps={F32_CAPS} ! t.{pad}",
+            ms * 1_000_000
+        ));
+    }
+    let pipeline = gst::parse::launch(&line).unwrap();
+    pipeline.set_state(gst::State::Paused).unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let mut q = gst::query::Latency::new();
+    assert!(t.static_pad("src").unwrap().query(&mut q));
+    pipeline.set_state(gst::State::Null).unwrap();
+    let (live, min, _) = q.result();
+    (live, min)
+}
+
+#[test]
+fn with_request_pads_the_latency_is_one_pads_with_the_slowest_upstream() {
+    let (live, one_pad) = latency_answer(&[50], false);
+    assert!(live);
+    assert!(one_pad > gst::ClockTime::from_mseconds(50), "{one_pad}");
+    let (live, two_pads) = latency_answer(&[20, 50], true);
+    assert!(live);
+    assert_eq!(two_pads, one_pad, "the same answer as one pad");
+    let (_, eight_pads) = latency_answer(&[10, 20, 50, 30, 10, 0, 40, 5], true);
+    assert_eq!(eight_pads, one_pad);
+}
+
+#[test]
+fn with_two_live_pads_and_speech_only_each_word_leaves_within_the_latency() {
+    let reported = latency_answer(&[0], true).1;
+    let pipeline = pipeline_into(2, "speech-only=true", "fakesink name=out sync=false");
+    for i in 0..2 {
+        let src = pipeline.by_name(&format!("src{i}")).unwrap();
+        src.set_property("is-live", true);
+    }
+    let clock = gst::SystemClock::obtain();
+    pipeline.use_clock(Some(&clock));
+    // When each tone frame's buffer reached the element, and when each
+    // word left it.
+    let arrivals = Arc::new(Mutex::new(Vec::<(u64, u64)>::new()));
+    let departures = Arc::new(Mutex::new(Vec::<u64>::new()));
+    let t = pipeline.by_name("t").unwrap();
+    for i in 0..2 {
+        let (log, clock) = (arrivals.clone(), clock.clone());
+        let pad = t.static_pad(&format!("sink_{i}")).unwrap();
+        pad.add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            if let Some(b) = info.buffer() {
+                let end = b.pts().unwrap() + b.duration().unwrap();
+                log.lock()
+                    .unwrap()
+                    .push((end.nseconds(), clock.time().nseconds()));
+            }
+            gst::PadProbeReturn::Ok
+        });
+    }
+    let (log, clock_out) = (departures.clone(), clock.clone());
+    t.static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+            if info.buffer().is_some_and(|b| b.size() > 0) {
+                log.lock().unwrap().push(clock_out.time().nseconds());
+            }
+            gst::PadProbeReturn::Ok
+        });
+    pipeline.set_state(gst::State::Playing).unwrap();
+    // One speaks, then the other; the quiet one sends nothing to its model.
+    let frames = [vec![20, 21, 22], vec![45, 46, 47]];
+    let audio: Vec<Vec<f32>> = frames.iter().map(|f| tone_audio(70, f)).collect();
+    let srcs: Vec<gst::Element> = (0..2)
+        .map(|i| pipeline.by_name(&format!("src{i}")).unwrap())
+        .collect();
+    let started = clock.time();
+    for k in 0..audio[0].len() / common::FRAME {
+        let due = started + gst::ClockTime::from_mseconds(80 * k as u64);
+        while clock.time() < due {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for (src, samples) in srcs.iter().zip(&audio) {
+            let piece = &samples[k * common::FRAME..(k + 1) * common::FRAME];
+            push(src, piece, 80 * k as u64);
+        }
+    }
+    for src in &srcs {
+        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    }
+    wait_for_eos(&pipeline);
+    let arrivals = arrivals.lock().unwrap();
+    let departures = departures.lock().unwrap();
+    let mut words: Vec<usize> = frames.concat();
+    words.sort();
+    assert_eq!(departures.len(), words.len());
+    for (&left, &f) in departures.iter().zip(&words) {
+        let frame_end = (f as u64 + 1) * 80_000_000;
+        let arrived = arrivals
+            .iter()
+            .filter(|(end, _)| *end >= frame_end)
+            .map(|a| a.1)
+            .min()
+            .unwrap();
+        let waited = gst::ClockTime::from_nseconds(left.saturating_sub(arrived));
+        assert!(
+            waited <= reported,
+            "frame {f}: its word left {waited} after its audio (latency {reported})"
+        );
+    }
+}
+
+#[test]
+fn a_sink_pad_released_while_playing_writes_its_last_words_and_the_other_goes_on() {
+    common::init_plugin();
+    let path = common::scratch_dir("participants-sink-leave").join("out.jsonl");
+    let pipeline = sink_pipeline(&path, "");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let s = pipeline.by_name("s").unwrap();
+    let (host, guest) = (
+        pipeline.by_name("src0").unwrap(),
+        pipeline.by_name("src1").unwrap(),
+    );
+    // The guest speaks at 0.3 s and leaves; the host speaks at 1.5 s and 4 s.
+    let host_audio = tone_audio(60, &[25, 26, 56, 57]);
+    let guest_audio = tone_audio(20, &[10, 11]);
+    for (k, piece) in guest_audio.chunks(1600).enumerate() {
+        push(&guest, piece, 100 * k as u64);
+        push(&host, &host_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
+    }
+    // The guest's source ends and goes, then its pad.
+    let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    std::thread::sleep(Duration::from_millis(300));
+    let guest_pad = s.static_pad("sink_1").unwrap();
+    guest.static_pad("src").unwrap().unlink(&guest_pad).unwrap();
+    guest.set_state(gst::State::Null).unwrap();
+    pipeline.remove(&guest).unwrap();
+    s.release_request_pad(&guest_pad);
+    assert!(s.static_pad("sink_1").is_none());
+    for k in 16..host_audio.len().div_ceil(1600) {
+        let piece = &host_audio[k * 1600..((k + 1) * 1600).min(host_audio.len())];
+        push(&host, piece, 100 * k as u64);
+    }
+    let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    wait_for_eos(&pipeline);
+    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let expected = [
+        (10, "Guest"),
+        (11, "Guest"),
+        (25, "Host"),
+        (26, "Host"),
+        (56, "Host"),
+        (57, "Host"),
+    ];
+    assert_eq!(words.len(), expected.len(), "{words:?}");
+    for ((t, who), (f, speaker)) in words.iter().zip(expected) {
+        assert_eq!(who, speaker, "{words:?}");
+        // A word is placed within the decode interval (160 ms) it was
+        // decoded in (tests/timing.rs).
+        assert!(t.abs_diff(truth(f)) <= 160_000_000, "frame {f}: {words:?}");
+    }
+}
+
+#[test]
+fn a_pad_requested_after_the_sink_pad_started_alone_is_refused_with_a_warning() {
+    common::init_plugin();
+    for element in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let downstream = if element == "voxtralrtsink" {
+            ""
+        } else {
+            " ! fakesink"
+        };
+        let pipeline = gst::parse::launch(&format!(
+            "appsrc is-live=true format=time caps={F32_CAPS} ! {element} name=e model-path={} \
+             threads=1{downstream}",
+            tone_model()
+        ))
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+        pipeline.set_state(gst::State::Playing).unwrap();
+        let e = pipeline.by_name("e").unwrap();
+        assert!(e.request_pad_simple("sink_%u").is_none(), "{element}");
+        let warning = pipeline
+            .bus()
+            .unwrap()
+            .timed_pop_filtered(
+                gst::ClockTime::from_seconds(5),
+                &[gst::MessageType::Warning],
+            )
+            .expect("a WARNING");
+        let gst::MessageView::Warning(w) = warning.view() else {
+            unreachable!()
+        };
+        assert!(
+            w.error().message().contains("cannot join"),
+            "{element}: {}",
+            w.error()
+        );
+        pipeline.set_state(gst::State::Null).unwrap();
+    }
+}

@@ -23,7 +23,7 @@ use cea608_types::tables::{
 
 use super::charset::{map_608, Glyph608};
 use super::layout::Layout;
-use super::{Channel608, Mode, Timing};
+use super::{Channel608, Mode, Timing, Word};
 
 /// The pair sent when there is nothing to say: two NULs with odd parity.
 pub const PADDING: [u8; 2] = [0x80, 0x80];
@@ -31,16 +31,6 @@ pub const PADDING: [u8; 2] = [0x80, 0x80];
 /// The row captions are written on (the last of the 15; roll-up rolls
 /// upwards from it).
 const BASE_ROW: u8 = 14;
-
-#[derive(Debug, Clone)]
-struct Word {
-    glyphs: Vec<Glyph608>,
-    start: u64,
-    end: u64,
-    ends_sentence: bool,
-    /// The first word of a new speaker: it starts a new row.
-    new_row: bool,
-}
 
 /// The CEA-608 caption state of one stream.
 #[derive(Debug, Clone)]
@@ -50,7 +40,7 @@ pub struct Track {
     /// The field of the channel: control codes differ between fields.
     field: Field,
     layout: Layout,
-    queue: VecDeque<Word>,
+    queue: VecDeque<Word<Glyph608>>,
     /// The pairs of the word (or command) being sent.
     pairs: VecDeque<[u8; 2]>,
     /// The mode and row are set up (roll-up and paint-on).
@@ -101,30 +91,16 @@ impl Track {
 
     /// Queues a word that starts at `start` (ns) and ends at `end`.
     pub fn push_word(&mut self, text: &str, start: u64, end: u64) {
-        let mapped = map_608(text);
-        self.replaced += mapped.replaced;
-        if mapped.glyphs.is_empty() {
-            return;
-        }
-        self.queue.push_back(Word {
-            glyphs: mapped.glyphs,
-            start,
-            end: end.max(start),
-            ends_sentence: super::ends_sentence(text),
-            new_row: false,
-        });
+        let (queue, replaced) = (&mut self.queue, &mut self.replaced);
+        Word::queue(queue, replaced, map_608(text), text, (start, end), false);
     }
 
     /// Queues the first word of a new speaker: on a new row, after
     /// `prefix` (">> "), which goes through the same character mapping.
     pub fn push_turn(&mut self, prefix: &str, text: &str, start: u64, end: u64) {
-        let queued = self.queue.len();
-        self.push_word(&format!("{prefix}{text}"), start, end);
-        if self.queue.len() > queued {
-            if let Some(word) = self.queue.back_mut() {
-                word.new_row = true;
-            }
-        }
+        let text = format!("{prefix}{text}");
+        let (queue, replaced) = (&mut self.queue, &mut self.replaced);
+        Word::queue(queue, replaced, map_608(&text), &text, (start, end), true);
     }
 
     /// The pair for a frame at `t` that has room for one.
@@ -190,7 +166,7 @@ impl Track {
         }
     }
 
-    fn send_word(&mut self, word: Word) {
+    fn send_word(&mut self, word: Word<Glyph608>) {
         let mut out = Pairs::new(self.field);
         if word.new_row {
             self.layout.break_line();

@@ -24,7 +24,7 @@ use cea708_types::DTVCCPacket;
 
 use super::charset::map_708;
 use super::layout::{Layout, COLUMNS};
-use super::{Mode, Timing};
+use super::{Mode, Timing, Word};
 
 /// Predefined window styles (CEA-708 8.4.11): NTSC-style pop-up, and
 /// roll-up.
@@ -32,16 +32,6 @@ const POP_UP_STYLE: u8 = 1;
 const ROLL_UP_STYLE: u8 = 4;
 /// Predefined pen style 1: the default NTSC-style pen.
 const PEN_STYLE: u8 = 1;
-
-#[derive(Debug, Clone)]
-struct Word {
-    codes: Vec<Code>,
-    start: u64,
-    end: u64,
-    ends_sentence: bool,
-    /// The first word of a new speaker: it starts a new row.
-    new_row: bool,
-}
 
 /// The CEA-708 caption state of one stream.
 #[derive(Debug)]
@@ -51,7 +41,7 @@ pub struct Track {
     /// The service the captions go to (1: the primary one).
     service: u8,
     layout: Layout,
-    queue: std::collections::VecDeque<Word>,
+    queue: std::collections::VecDeque<Word<Code>>,
     defined: WindowBits,
     /// The window text goes into (pop-on: the hidden one).
     window: u8,
@@ -84,30 +74,16 @@ impl Track {
     }
 
     pub fn push_word(&mut self, text: &str, start: u64, end: u64) {
-        let mapped = map_708(text);
-        self.replaced += mapped.replaced;
-        if mapped.glyphs.is_empty() {
-            return;
-        }
-        self.queue.push_back(Word {
-            codes: mapped.glyphs,
-            start,
-            end: end.max(start),
-            ends_sentence: super::ends_sentence(text),
-            new_row: false,
-        });
+        let (queue, replaced) = (&mut self.queue, &mut self.replaced);
+        Word::queue(queue, replaced, map_708(text), text, (start, end), false);
     }
 
     /// Queues the first word of a new speaker: on a new row, after
     /// `prefix` (">> "), which goes through the same character mapping.
     pub fn push_turn(&mut self, prefix: &str, text: &str, start: u64, end: u64) {
-        let queued = self.queue.len();
-        self.push_word(&format!("{prefix}{text}"), start, end);
-        if self.queue.len() > queued {
-            if let Some(word) = self.queue.back_mut() {
-                word.new_row = true;
-            }
-        }
+        let text = format!("{prefix}{text}");
+        let (queue, replaced) = (&mut self.queue, &mut self.replaced);
+        Word::queue(queue, replaced, map_708(&text), &text, (start, end), true);
     }
 
     /// Source characters that CEA-708 could not show as themselves.
@@ -153,16 +129,16 @@ impl Track {
         self.packets(codes)
     }
 
-    fn write_word(&mut self, word: Word, codes: &mut Vec<Code>) {
+    fn write_word(&mut self, word: Word<Code>, codes: &mut Vec<Code>) {
         if word.new_row {
             self.layout.break_line();
         }
-        for piece in self.layout.place(word.codes.len()) {
+        for piece in self.layout.place(word.glyphs.len()) {
             self.begin_piece(piece.new_line, codes);
             if piece.space_before {
                 codes.push(Code::Space);
             }
-            codes.extend_from_slice(&word.codes[piece.start..piece.end]);
+            codes.extend_from_slice(&word.glyphs[piece.start..piece.end]);
         }
         if self.mode == Mode::PopOn && word.ends_sentence {
             self.end_caption(codes);

@@ -34,6 +34,8 @@ mod tests;
 
 pub use format::{CcFormat, Packer};
 
+use std::collections::VecDeque;
+
 use cea708_types::DTVCCPacket;
 
 /// How captions appear: tttocea608's `mode` values.
@@ -330,6 +332,42 @@ impl Encoder {
 }
 
 /// A word that ends a sentence closes a pop-on caption.
+/// A word waiting for its frames, in one service's glyphs.
+#[derive(Debug, Clone)]
+struct Word<G> {
+    glyphs: Vec<G>,
+    start: u64,
+    end: u64,
+    ends_sentence: bool,
+    /// The first word of a new speaker: it starts a new row.
+    new_row: bool,
+}
+
+impl<G> Word<G> {
+    /// Queues `text`, mapped to `mapped`, from `start` to `end` (ns),
+    /// unless none of it can be shown; counts what could not be carried.
+    fn queue(
+        queue: &mut VecDeque<Word<G>>,
+        replaced: &mut u64,
+        mapped: charset::Mapped<G>,
+        text: &str,
+        (start, end): (u64, u64),
+        new_row: bool,
+    ) {
+        *replaced += mapped.replaced;
+        if mapped.glyphs.is_empty() {
+            return;
+        }
+        queue.push_back(Word {
+            glyphs: mapped.glyphs,
+            start,
+            end: end.max(start),
+            ends_sentence: ends_sentence(text),
+            new_row,
+        });
+    }
+}
+
 fn ends_sentence(text: &str) -> bool {
     text.ends_with(['.', '?', '!', '…', '。', '？', '！'])
 }

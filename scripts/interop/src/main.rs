@@ -1,11 +1,12 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Does gst-plugins-rs 0.15's `tttocea608 speaker-prefix` act on the
-//! transcriber's `rstranscribe/speaker-change` events? The tone fixture's
-//! words ("x", one per 80 ms frame of 1 kHz tone) in three turns, Alice,
-//! Bob and Carol, set on the sink pad in order with the audio; the CC1
-//! text tttocea608 makes must start each turn's row with the prefix.
+//! Do gst-plugins-rs 0.15's `tttocea608` and `tttocea708` (`speaker-prefix`)
+//! act on the transcriber's `rstranscribe/speaker-change` events? The tone
+//! fixture's words ("x", one per 80 ms frame of 1 kHz tone) in three turns,
+//! Alice, Bob and Carol, set on the sink pad in order with the audio; the
+//! CC1 text tttocea608 makes, and the service 1 text tttocea708 makes, must
+//! start each turn's row with the prefix.
 //!
 //! Usage: voxtralrt-interop MODEL (GST_PLUGIN_PATH holding the plugin).
 
@@ -60,18 +61,15 @@ fn cc1_text(pairs: &[[u8; 2]]) -> String {
     text
 }
 
-fn main() {
-    let model = std::env::args().nth(1).expect("usage: voxtralrt-interop MODEL");
-    gst::init().unwrap();
-    gstrsclosedcaption::plugin_register_static().expect("the closedcaption plugin");
+/// The caption buffers `captions` (a launch-line piece after the
+/// transcriber, ending in an appsink named out) makes of the turns.
+fn captions(model: &str, captions: &str) -> Vec<gst::Buffer> {
     let caps = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=audio format=time caps={caps} ! \
-         voxtralrttranscriber name=t model-path={model} threads=1 ! \
-         tttocea608 mode=roll-up2 speaker-prefix=\">> \" ! \
-         closedcaption/x-cea-608,format=raw ! appsink name=out sync=false"
+         voxtralrttranscriber name=t model-path={model} threads=1 ! {captions}"
     ))
-    .expect("voxtralrttranscriber (GST_PLUGIN_PATH) and tttocea608")
+    .expect("voxtralrttranscriber (GST_PLUGIN_PATH) and the closedcaption plugin")
     .downcast::<gst::Pipeline>()
     .unwrap();
     let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
@@ -84,18 +82,14 @@ fn main() {
         }
         gst::PadProbeReturn::Ok
     });
-    let pairs = Arc::new(Mutex::new(Vec::<[u8; 2]>::new()));
-    let got = pairs.clone();
+    let buffers = Arc::new(Mutex::new(Vec::<gst::Buffer>::new()));
+    let got = buffers.clone();
     let out = pipeline.by_name("out").unwrap();
     out.set_property("emit-signals", true);
     out.connect("new-sample", false, move |args| {
         let appsink = args[0].get::<gst::Element>().unwrap();
         let sample = appsink.emit_by_name::<gst::Sample>("pull-sample", &[]);
-        let buffer = sample.buffer().unwrap();
-        let map = buffer.map_readable().unwrap();
-        got.lock()
-            .unwrap()
-            .extend(map.chunks_exact(2).map(|p| [p[0], p[1]]));
+        got.lock().unwrap().push(sample.buffer_owned().unwrap());
         Some(gst::FlowReturn::Ok.to_value())
     });
     pipeline.set_state(gst::State::Playing).unwrap();
@@ -122,8 +116,32 @@ fn main() {
         eprintln!("interop: FAILED: {} ({:?})", e.error(), e.debug());
         std::process::exit(1);
     }
-    let text = cc1_text(&pairs.lock().unwrap());
-    println!("interop: tttocea608 (gst-plugins-rs 0.15) CC1 text:\n{text}");
+    let buffers = buffers.lock().unwrap().clone();
+    buffers
+}
+
+/// Service 1's text in CEA-708 cc_data buffers.
+fn service_1_text(buffers: &[gst::Buffer]) -> String {
+    let mut parser = cea708_types::CCDataParser::new();
+    let mut text = String::new();
+    for b in buffers {
+        let triples = b.map_readable().unwrap();
+        let mut data = vec![0xc0 | ((triples.len() / 3) as u8 & 0x1f), 0xff];
+        data.extend_from_slice(&triples);
+        parser.push(&data).expect("cc_data");
+        while let Some(packet) = parser.pop_packet() {
+            for service in packet.services().iter().filter(|s| s.number() == 1) {
+                text.extend(service.codes().iter().filter_map(|c| c.char()));
+            }
+        }
+    }
+    text
+}
+
+/// Checks that `text` has the prefix at each change, each speaker's
+/// words after it.
+fn check(what: &str, text: &str) -> bool {
+    println!("interop: {what}:\n{text}");
     let turns: Vec<usize> = text
         .split(">> ")
         .skip(1)
@@ -131,9 +149,44 @@ fn main() {
         .collect();
     if turns != WORDS_PER_TURN {
         eprintln!(
-            "interop: FAILED: words after each '>> ': {turns:?}, expected {WORDS_PER_TURN:?}"
+            "interop: FAILED: {what}: words after each '>> ': {turns:?}, expected {WORDS_PER_TURN:?}"
         );
+        return false;
+    }
+    println!("interop: ok: {what}: '>> ' at each of the 3 speaker changes ({turns:?} words)");
+    true
+}
+
+fn main() {
+    let model = std::env::args()
+        .nth(1)
+        .expect("usage: voxtralrt-interop MODEL");
+    gst::init().unwrap();
+    gstrsclosedcaption::plugin_register_static().expect("the closedcaption plugin");
+    let cea608 = captions(
+        &model,
+        "tttocea608 mode=roll-up2 speaker-prefix=\">> \" ! \
+         closedcaption/x-cea-608,format=raw ! appsink name=out sync=false",
+    );
+    let pairs: Vec<[u8; 2]> = cea608
+        .iter()
+        .flat_map(|b| {
+            let map = b.map_readable().unwrap();
+            map.chunks_exact(2)
+                .map(|p| [p[0], p[1]])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let ok_608 = check("tttocea608 (gst-plugins-rs 0.15), CC1", &cc1_text(&pairs));
+    let cea708 = captions(
+        &model,
+        "tttocea708 mode=roll-up speaker-prefix=\">> \" ! appsink name=out sync=false",
+    );
+    let ok_708 = check(
+        "tttocea708 (gst-plugins-rs 0.15), service 1",
+        &service_1_text(&cea708),
+    );
+    if !(ok_608 && ok_708) {
         std::process::exit(1);
     }
-    println!("interop: ok: a '>> ' row at each of the 3 speaker changes ({turns:?} words)");
 }

@@ -21,13 +21,14 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gst::prelude::*;
 use serde_json::Value;
 
 use common::chromium::{Chromium, DevTools};
+use common::http::Http;
 use common::readback::{self, Recording, INTERVAL_MS, ROLL_UP_BOUND_MS};
 use common::{tone_audio, tone_model, truth};
 
@@ -188,65 +189,14 @@ fn assert_captions(
 
 /// The stream's files over HTTP on 127.0.0.1, with the player page and
 /// hls.js from tests/hls/; a file not (or no longer) there is a 404.
-struct Http {
-    server: Arc<tiny_http::Server>,
-    port: u16,
-}
-
-const SERVER_THREADS: usize = 4;
-
-impl Http {
-    fn serve(dir: &Path) -> Http {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        for _ in 0..SERVER_THREADS {
-            let server = server.clone();
-            let dir = dir.to_owned();
-            std::thread::spawn(move || {
-                for request in server.incoming_requests() {
-                    respond(request, &dir);
-                }
-            });
-        }
-        Http { server, port }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}/{path}", self.port)
-    }
-}
-
-impl Drop for Http {
-    fn drop(&mut self) {
-        for _ in 0..SERVER_THREADS {
-            self.server.unblock();
-        }
-    }
-}
-
-fn respond(request: tiny_http::Request, dir: &Path) {
-    let name = request.url().trim_start_matches('/');
-    let name = name.split('?').next().unwrap_or_default().to_owned();
-    let path = match name.as_str() {
-        "player.html" => player_dir().join("player.html"),
-        "hls.min.js" => hls_js(),
-        _ if !name.is_empty() && !name.contains('/') && !name.starts_with('.') => dir.join(&name),
-        _ => PathBuf::new(),
-    };
-    let content_type = match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js") => "text/javascript",
-        Some("m3u8") => "application/vnd.apple.mpegurl",
-        Some("ts") => "video/mp2t",
-        _ => "application/octet-stream",
-    };
-    let _ = match std::fs::File::open(&path) {
-        Ok(file) => request.respond(
-            tiny_http::Response::from_file(file)
-                .with_header(tiny_http::Header::from_bytes("Content-Type", content_type).unwrap()),
-        ),
-        Err(_) => request.respond(tiny_http::Response::empty(404)),
-    };
+fn serve(dir: &Path) -> Http {
+    Http::serve_with(
+        dir,
+        vec![
+            ("player.html", player_dir().join("player.html")),
+            ("hls.min.js", hls_js()),
+        ],
+    )
 }
 
 /// tests/hls/: the page and its npm package.
@@ -459,7 +409,7 @@ fn the_readme_line_writes_two_second_segments_with_the_bursts_across_their_bound
 #[test]
 fn ffmpeg_reading_the_playlist_over_http_gets_every_caption_as_cc1_whole_and_in_time() {
     let dir = vod();
-    let http = Http::serve(dir);
+    let http = serve(dir);
     let ts = common::scratch_dir("hls-ffmpeg").join("received.ts");
     let url = http.url("playlist.m3u8");
     let receiver = Recording::start(&["-i", &url], &ts);
@@ -482,7 +432,7 @@ fn ffmpeg_reading_the_playlist_over_http_gets_every_caption_as_cc1_whole_and_in_
 fn hls_js_in_chromium_shows_every_caption_whole_at_its_place_against_the_video_time() {
     hls_js();
     let started = Instant::now();
-    let http = Http::serve(vod());
+    let http = serve(vod());
     let scratch = common::scratch_dir("hls-chromium");
     let mut chromium = Chromium::start(&scratch.join("profile"));
     let mut player = Player::open(&mut chromium, &http, "playlist.m3u8");
@@ -521,7 +471,7 @@ fn hls_js_shows_a_roll_up_row_whole_from_the_time_of_its_first_word() {
     // row. The cues are there once hls.js has parsed the fragments;
     // nothing needs to play.
     hls_js();
-    let http = Http::serve(vod_roll_up());
+    let http = serve(vod_roll_up());
     let scratch = common::scratch_dir("hls-roll-up-chromium");
     let mut chromium = Chromium::start(&scratch.join("profile"));
     let mut player = Player::open(&mut chromium, &http, "playlist.m3u8");
@@ -616,7 +566,7 @@ fn a_player_joining_the_live_stream_10_s_in_gets_the_captions_from_its_first_seg
         common::push_in_real_time(&src, &audio, &clock, || {});
         let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     });
-    let http = Http::serve(&dir);
+    let http = serve(&dir);
     let mut chromium = Chromium::start(&dir.join("profile"));
 
     // The player comes once the stream is LATE_JOIN long: the playlist

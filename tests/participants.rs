@@ -509,19 +509,11 @@ fn two_voices_on_two_pads_start_a_prefixed_row_at_each_turn_in_cc1_and_708() {
     let pipeline = pipeline_into(
         2,
         "",
-        "closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! appsink name=cc sync=false",
+        "closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! \
+         fakesink name=cc signal-handoffs=true sync=false",
     );
     name_pads(&pipeline, "t", &["Host", "Guest"]);
-    let buffers: Arc<Mutex<Vec<gst::Buffer>>> = Arc::default();
-    let got = buffers.clone();
-    let appsink = pipeline.by_name("cc").unwrap();
-    appsink.set_property("emit-signals", true);
-    appsink.connect("new-sample", false, move |args| {
-        let sink = args[0].get::<gst::Element>().unwrap();
-        let sample = sink.emit_by_name::<gst::Sample>("pull-sample", &[]);
-        got.lock().unwrap().push(sample.buffer_owned().unwrap());
-        Some(gst::FlowReturn::Ok.to_value())
-    });
+    let buffers = common::handoffs(&pipeline, "cc");
     run(&pipeline, &mics);
     let services = common::cc708::services_708(&buffers.lock().unwrap());
     assert_eq!(

@@ -423,3 +423,125 @@ fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
         "a row per speaker, each after '>> ': {cues:?}"
     );
 }
+
+/// Reads the cues of `panel.vtt` in `dir` with Chromium's own WebVTT
+/// parser (a `<track>`): per cue, its start (s), the title of its voice
+/// span and its text.
+const VTT_PAGE: &str = r#"<!doctype html><video id="v"></video><script>
+const track = document.createElement("track");
+track.kind = "captions";
+track.src = "panel.vtt";
+track.addEventListener("load", () => {
+  window.cues = JSON.stringify([...track.track.cues].map((cue) => {
+    const html = cue.getCueAsHTML();
+    const voice = html.querySelector("span[title]");
+    return { start: cue.startTime, voice: voice ? voice.title : null, text: html.textContent };
+  }));
+});
+track.addEventListener("error", () => { window.cues = "error"; });
+document.getElementById("v").appendChild(track);
+track.track.mode = "hidden";
+</script>"#;
+
+#[test]
+fn chromium_reads_a_voice_span_on_every_cue_of_the_sinks_webvtt() {
+    use common::chromium::{Chromium, DevTools};
+    let (vtt, turns) = sink_file_of_two_voices("vtt");
+    let dir = common::scratch_dir("speakers-vtt-chromium");
+    std::fs::write(dir.join("panel.vtt"), &vtt).unwrap();
+    std::fs::write(dir.join("page.html"), VTT_PAGE).unwrap();
+    let http = common::http::Http::serve(&dir);
+    let mut chromium = Chromium::start(&dir.join("profile"));
+    let mut page = DevTools::open(&chromium.devtools_url(), &http.url("page.html"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let cues = loop {
+        if let Some(text) = page.evaluate("window.cues").as_str() {
+            break text.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the track never loaded"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_ne!(cues, "error", "Chromium could not load the WebVTT file");
+    let cues: Vec<serde_json::Value> = serde_json::from_str(&cues).unwrap();
+    let written = vtt.split("\n\n").skip(1).filter(|c| !c.is_empty()).count();
+    assert!(written > 0, "{vtt}");
+    assert_eq!(cues.len(), written, "every cue parsed: {cues:?}");
+    for cue in &cues {
+        let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
+        let expected = common::panel_speaker_at(&turns, start);
+        assert_eq!(cue["voice"], expected, "{cue}");
+        assert!(!cue["text"].as_str().unwrap().trim().is_empty(), "{cue}");
+    }
+}
+
+#[test]
+fn two_voices_on_one_mixed_pad_start_a_prefixed_row_at_each_turn_in_cc1_and_708() {
+    common::init_plugin();
+    let dir = common::scratch_dir("speakers-panel-cc");
+    let turns = common::panel_turns(&dir);
+    let starts = common::panel_starts(&turns);
+    let samples: usize = turns.iter().map(|t| t.1.len()).sum();
+    let frames = samples as u64 * 30 / 16_000 + 30;
+    let ts = dir.join("panel.ts");
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=audio format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! \
+         ccconverter ! closedcaption/x-cea-708,format=cc_data ! tee name=cc ! queue ! \
+         fakesink name=cdata signal-handoffs=true sync=false cc. ! queue ! c.caption \
+         videotestsrc num-buffers={frames} pattern=black ! \
+         video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
+         x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+         filesink location={}",
+        tone_model(),
+        ts.display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    // Each turn is one buffer; its speaker is set from the streaming thread
+    // just before it, in order with the audio.
+    let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
+    let at_turns = starts.clone();
+    sink.add_probe(gst::PadProbeType::BUFFER, move |pad, info| {
+        if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
+            let t = b.pts().unwrap().nseconds();
+            if let Some(&(_, name)) = at_turns.iter().find(|(at, _)| *at == t) {
+                pad.set_property("speaker", name);
+            }
+        }
+        gst::PadProbeReturn::Ok
+    });
+    let buffers = common::handoffs(&pipeline, "cdata");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = pipeline.by_name("audio").unwrap();
+    for ((_, audio), (at, _)) in turns.iter().zip(&starts) {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(audio));
+        let bm = b.get_mut().unwrap();
+        bm.set_pts(gst::ClockTime::from_nseconds(*at));
+        bm.set_duration(gst::ClockTime::from_nseconds(
+            audio.len() as u64 * 1_000_000_000 / 16_000,
+        ));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]);
+    }
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::run_to_end(pipeline.upcast_ref(), std::time::Duration::from_secs(120));
+    pipeline.set_state(gst::State::Null).unwrap();
+
+    let cues = common::readback::subcc_cues(&ts);
+    let rows = common::readback::new_rows(&cues);
+    let prefixed = rows.iter().filter(|r| r.starts_with(">>")).count();
+    assert_eq!(
+        prefixed, 3,
+        "a '>>' row per turn in CC1: {rows:?} from {cues:?}"
+    );
+    let services = services_708(&buffers.lock().unwrap());
+    assert_eq!(
+        services[&1].matches(">> ").count(),
+        3,
+        "708: {:?}",
+        services[&1]
+    );
+}

@@ -8,6 +8,7 @@
 pub mod cc608;
 pub mod cc708;
 pub mod chromium;
+pub mod http;
 pub mod nginx;
 pub mod process;
 pub mod readback;

@@ -852,3 +852,86 @@ fn a_pad_requested_after_the_sink_pad_started_alone_is_refused_with_a_warning() 
         pipeline.set_state(gst::State::Null).unwrap();
     }
 }
+
+/// The words of a JSONL transcript file, once it has `n` of them.
+fn wait_for_words(path: &std::path::Path, n: usize) -> Vec<(u64, String)> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let words = jsonl_words(&std::fs::read_to_string(path).unwrap_or_default());
+        if words.len() >= n {
+            return words;
+        }
+        assert!(std::time::Instant::now() < deadline, "{n} words: {words:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// No EOS (nor ERROR) on `pipeline`'s bus for a second.
+fn assert_no_eos_yet(pipeline: &gst::Pipeline, when: &str) {
+    let early = pipeline.bus().unwrap().timed_pop_filtered(
+        gst::ClockTime::from_seconds(1),
+        &[gst::MessageType::Eos, gst::MessageType::Error],
+    );
+    assert!(early.is_none(), "{when}: {early:?}");
+}
+
+#[test]
+fn the_sinks_eos_waits_for_a_pad_whose_stream_has_not_begun() {
+    common::init_plugin();
+    let path = common::scratch_dir("participants-sink-late").join("out.jsonl");
+    let pipeline = sink_pipeline(&path, "");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let (host, guest) = (
+        pipeline.by_name("src0").unwrap(),
+        pipeline.by_name("src1").unwrap(),
+    );
+    // The host's whole stream, words and EOS, before the guest's starts.
+    for (k, piece) in tone_audio(20, &[10, 11]).chunks(1600).enumerate() {
+        push(&host, piece, 100 * k as u64);
+    }
+    let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    wait_for_words(&path, 2);
+    assert_no_eos_yet(&pipeline, "the guest's pad has brought nothing yet");
+    for (k, piece) in tone_audio(20, &[12]).chunks(1600).enumerate() {
+        push(&guest, piece, 100 * k as u64);
+    }
+    let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    wait_for_eos(&pipeline);
+    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let who: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
+    assert_eq!(who, ["Host", "Host", "Guest"], "{words:?}");
+}
+
+#[test]
+fn the_sink_prerolls_once_every_request_pad_has_brought_audio_and_ends_in_playing() {
+    common::init_plugin();
+    let path = common::scratch_dir("participants-sink-paused").join("out.jsonl");
+    let pipeline = sink_pipeline(&path, "");
+    assert_eq!(
+        pipeline.set_state(gst::State::Paused).unwrap(),
+        gst::StateChangeSuccess::Async
+    );
+    let srcs: Vec<gst::Element> = (0..2)
+        .map(|i| pipeline.by_name(&format!("src{i}")).unwrap())
+        .collect();
+    let state_after = |wait: u64| pipeline.state(gst::ClockTime::from_mseconds(wait));
+    push(&srcs[0], &tone_audio(20, &[10]), 0);
+    let (waiting, _, _) = state_after(500);
+    assert_eq!(
+        waiting,
+        Ok(gst::StateChangeSuccess::Async),
+        "one pad has brought audio, the other not yet"
+    );
+    push(&srcs[1], &tone_audio(20, &[11]), 0);
+    let (prerolled, current, _) = state_after(10_000);
+    assert_eq!(prerolled, Ok(gst::StateChangeSuccess::Success));
+    assert_eq!(current, gst::State::Paused);
+    for src in &srcs {
+        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    }
+    // The streams end in PAUSED; EOS waits for PLAYING, as a BaseSink's.
+    wait_for_words(&path, 2);
+    assert_no_eos_yet(&pipeline, "PAUSED");
+    pipeline.set_state(gst::State::Playing).unwrap();
+    wait_for_eos(&pipeline);
+}

@@ -169,9 +169,10 @@ impl Inner {
         if self.ended {
             return;
         }
+        // Every input must have ended: one whose stream has not begun (its
+        // pad linked, its data not there yet) may still bring words.
         let inputs: Vec<&Input> = self.inputs.iter().flatten().collect();
-        let started = inputs.iter().any(|i| i.active);
-        if !started || inputs.iter().any(|i| i.active && !i.done) {
+        if inputs.is_empty() || inputs.iter().any(|i| !i.done) {
             return;
         }
         let Some((seqnum, end)) = inputs.iter().filter_map(|i| i.eos).max_by_key(|e| e.1) else {

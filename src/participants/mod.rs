@@ -63,6 +63,10 @@ impl Participants {
         }
         let merge = Merge::new(out);
         let input = merge.input();
+        if !linked {
+            // Nothing will come on it: the others' end does not wait for it.
+            merge.remove(input.id());
+        }
         *self.merge.lock().unwrap() = Some(merge);
         Box::new(input)
     }

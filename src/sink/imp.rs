@@ -10,9 +10,9 @@
  * message, a `transcript` signal and a line of a txt, srt, vtt or jsonl file.
  *
  * Request pads `sink_%u` take one speaker each (their `speaker` names the
- * words); with them and the `sink` pad unlinked the element does not
- * preroll (it behaves as with `async=false`) and posts EOS once every pad
- * has had it.
+ * words); with them and the `sink` pad unlinked the element prerolls once
+ * every linked request pad has brought audio, as a mixer does, and posts
+ * EOS once every pad has had it.
  *
  * ## Example pipeline
  * ```bash
@@ -20,9 +20,8 @@
  *     voxtralrtsink model=q4_k_m location=talk.jsonl
  * ```
  */
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, LazyLock, Mutex};
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use gst::glib;
 use gst::prelude::*;
@@ -30,16 +29,17 @@ use gst::subclass::prelude::*;
 use gst_base::prelude::*;
 use gst_base::subclass::prelude::*;
 
-use super::file_format::{FileCue, FileFormat};
+use super::output::{file_format, EosLatch, SinkOutput, TranscriptFile};
+use super::own_pad::OwnPad;
 use super::FileFormatChoice;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::Reporter;
-use crate::core::{Core, Output, TimedCue};
+use crate::core::Core;
 use crate::participants::{Participants, SpeakerPad};
 use crate::settings::{OutputMode, Settings, SettingsCell};
 
-static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
         "voxtralrtsink",
         gst::DebugColorFlags::empty(),
@@ -65,192 +65,6 @@ impl Default for SinkSettings {
     }
 }
 
-fn file_format(choice: FileFormatChoice, location: &Path) -> FileFormat {
-    let by_extension = || match location.extension().and_then(|e| e.to_str()) {
-        Some("srt") => FileFormat::Srt,
-        Some("vtt") => FileFormat::Vtt,
-        Some("jsonl") | Some("json") => FileFormat::Jsonl,
-        _ => FileFormat::Txt,
-    };
-    match choice {
-        FileFormatChoice::Auto => by_extension(),
-        FileFormatChoice::Txt => FileFormat::Txt,
-        FileFormatChoice::Srt => FileFormat::Srt,
-        FileFormatChoice::Vtt => FileFormat::Vtt,
-        FileFormatChoice::Jsonl => FileFormat::Jsonl,
-    }
-}
-
-/// Lets EOS wait until the worker has handed on the last cue.
-#[derive(Debug, Default)]
-struct EosLatch {
-    /// `None` while waiting; `Some(true)` done, `Some(false)` given up.
-    state: Mutex<Option<bool>>,
-    cond: Condvar,
-}
-
-impl EosLatch {
-    fn arm(&self) {
-        *self.state.lock().unwrap() = None;
-    }
-
-    fn finish(&self, done: bool) {
-        *self.state.lock().unwrap() = Some(done);
-        self.cond.notify_all();
-    }
-
-    fn wait(&self) -> bool {
-        let mut state = self.state.lock().unwrap();
-        loop {
-            if let Some(done) = *state {
-                return done;
-            }
-            state = self.cond.wait(state).unwrap();
-        }
-    }
-}
-
-/// A transcript file, written cue by cue.
-struct TranscriptFile {
-    file: std::fs::File,
-    path: PathBuf,
-    format: FileFormat,
-    cues: u64,
-    /// The speaker of the last cue written.
-    speaker: Option<String>,
-    /// The last text written did not end its line (txt).
-    mid_line: bool,
-}
-
-impl TranscriptFile {
-    fn create(path: &Path, format: FileFormat) -> Result<TranscriptFile, gst::ErrorMessage> {
-        let open_error = |e: std::io::Error| {
-            gst::error_msg!(
-                gst::ResourceError::OpenWrite,
-                (
-                    "Could not open the transcript file {} for writing: {}",
-                    path.display(),
-                    e
-                )
-            )
-        };
-        let mut file = std::fs::File::create(path).map_err(open_error)?;
-        file.write_all(format.header().as_bytes())
-            .map_err(open_error)?;
-        Ok(TranscriptFile {
-            file,
-            path: path.to_owned(),
-            format,
-            cues: 0,
-            speaker: None,
-            mid_line: false,
-        })
-    }
-
-    /// Writes one cue in one write, so that a file cut at any moment ends
-    /// with whole cues (the OS keeps what was written if the process dies).
-    fn write(&mut self, cue: &FileCue<'_>, line_cue: bool) -> std::io::Result<()> {
-        self.cues += 1;
-        let turn = cue.speaker.is_some() && cue.speaker != self.speaker.as_deref();
-        let mut text = self.format.cue(self.cues, cue, line_cue, turn);
-        if turn && self.mid_line && self.format == FileFormat::Txt {
-            // A new speaker starts a line of their own.
-            text.insert(0, '\n');
-        }
-        self.speaker = cue.speaker.map(str::to_owned);
-        self.mid_line = !text.ends_with('\n');
-        self.file.write_all(text.as_bytes())
-    }
-}
-
-/// Delivers the worker's cues as messages, signals and file lines.
-struct SinkOutput {
-    element: glib::WeakRef<super::VoxtralRtSink>,
-    file: Option<TranscriptFile>,
-    line_cues: bool,
-    post_messages: bool,
-    report: Reporter,
-    eos: Arc<EosLatch>,
-    /// The request pads' words end here and no sink pad's EOS posts the
-    /// element's: this output does.
-    posts_eos: bool,
-}
-
-impl SinkOutput {
-    fn times(cue: &TimedCue) -> FileCue<'_> {
-        FileCue {
-            text: &cue.text,
-            start: cue.stream_time(cue.pts),
-            end: cue.stream_time(cue.end()),
-            running_start: cue.running_time(cue.pts),
-            running_end: cue.running_time(cue.end()),
-            speaker: cue.speaker.as_deref(),
-        }
-    }
-}
-
-impl Output for SinkOutput {
-    fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
-        let Some(element) = self.element.upgrade() else {
-            return Err(gst::FlowError::Flushing);
-        };
-        let times = Self::times(&cue);
-        gst::debug!(CAT, obj = element, "cue {:?}", times);
-        if self.post_messages {
-            self.report.message(cue.transcript_message());
-        }
-        element.emit_by_name::<()>(
-            "transcript",
-            &[
-                &times.text,
-                &times.running_start,
-                &cue.duration.nseconds(),
-                &times.speaker,
-            ],
-        );
-        if let Some(file) = &mut self.file {
-            if let Err(e) = file.write(&times, self.line_cues) {
-                gst::element_error!(
-                    element,
-                    gst::ResourceError::Write,
-                    (
-                        "Could not write to the transcript file {}: {}",
-                        file.path.display(),
-                        e
-                    )
-                );
-                return Err(gst::FlowError::Error);
-            }
-        }
-        Ok(gst::FlowSuccess::Ok)
-    }
-
-    fn gap(
-        &mut self,
-        _pts: gst::ClockTime,
-        _duration: gst::ClockTime,
-        _seqnum: Option<gst::Seqnum>,
-    ) {
-    }
-
-    fn event(&mut self, _event: gst::Event) {}
-
-    fn eos(&mut self, seqnum: gst::Seqnum, _end: Option<gst::ClockTime>) {
-        self.eos.finish(true);
-        if let (true, Some(element)) = (self.posts_eos, self.element.upgrade()) {
-            let eos = gst::message::Eos::builder()
-                .src(&element)
-                .seqnum(seqnum)
-                .build();
-            let _ = element.post_message(eos);
-        }
-    }
-
-    fn failed(&mut self) {
-        self.eos.finish(false);
-    }
-}
-
 #[derive(Default)]
 pub struct Sink {
     settings: SettingsCell,
@@ -261,7 +75,7 @@ pub struct Sink {
     participants: Participants,
     /// `async` as the application set it, while the element does without
     /// preroll (request pads, the sink pad unlinked).
-    async_before: Mutex<Option<bool>>,
+    own_pad: Arc<OwnPad>,
 }
 
 impl Sink {
@@ -284,23 +98,6 @@ impl Sink {
         }
     }
 
-    /// Without a linked sink pad nothing would preroll: the request pads'
-    /// words go out without it.
-    fn do_without_preroll(&self) {
-        let obj = self.obj();
-        if !self.participants.merging() || self.sinkpad().is_linked() {
-            return;
-        }
-        *self.async_before.lock().unwrap() = Some(obj.is_async());
-        obj.set_async(false);
-    }
-
-    fn restore_async(&self) {
-        if let Some(enabled) = self.async_before.lock().unwrap().take() {
-            self.obj().set_async(enabled);
-        }
-    }
-
     fn core(&self) -> Option<Arc<Core>> {
         self.state.lock().unwrap().core()
     }
@@ -313,9 +110,8 @@ impl Sink {
     }
 
     fn output(&self, settings: &Settings, file: Option<TranscriptFile>) -> SinkOutput {
-        let posts_eos = !self.participants.is_empty() && !self.sinkpad().is_linked();
         SinkOutput {
-            posts_eos,
+            own_pad: self.own_pad.clone(),
             element: self.obj().downgrade(),
             file,
             line_cues: settings.output == OutputMode::Lines,
@@ -489,17 +285,13 @@ impl ElementImpl for Sink {
                 self.state.lock().unwrap().load(element, &self.settings)?;
                 self.participants.load(element, &self.settings)?;
             }
-            gst::StateChange::ReadyToPaused => self.do_without_preroll(),
+            gst::StateChange::ReadyToPaused => self.own_pad.reset(),
             _ => {}
         }
         let success = self.parent_change_state(transition)?;
-        match transition {
-            gst::StateChange::PausedToReady => self.restore_async(),
-            gst::StateChange::ReadyToNull => {
-                self.state.lock().unwrap().unload();
-                self.participants.unload();
-            }
-            _ => {}
+        if transition == gst::StateChange::ReadyToNull {
+            self.state.lock().unwrap().unload();
+            self.participants.unload();
         }
         Ok(success)
     }
@@ -511,8 +303,28 @@ impl ElementImpl for Sink {
         _caps: Option<&gst::Caps>,
     ) -> Option<gst::Pad> {
         let own_core_running = self.core().is_some();
-        self.participants
-            .request(self, templ, name, &self.settings, own_core_running)
+        let pad = self
+            .participants
+            .request(self, templ, name, &self.settings, own_core_running)?;
+        // What it brings first counts towards the preroll.
+        let (own_pad, element) = (self.own_pad.clone(), self.obj().downgrade());
+        pad.add_probe(
+            gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+            move |pad, info| {
+                let brings = match &info.data {
+                    Some(gst::PadProbeData::Buffer(_)) => true,
+                    Some(gst::PadProbeData::Event(e)) => {
+                        matches!(e.type_(), gst::EventType::Gap | gst::EventType::Eos)
+                    }
+                    _ => false,
+                };
+                if let (true, Some(element)) = (brings, element.upgrade()) {
+                    own_pad.pad_started(element.upcast_ref(), pad);
+                }
+                gst::PadProbeReturn::Ok
+            },
+        );
+        Some(pad)
     }
 
     fn release_pad(&self, pad: &gst::Pad) {
@@ -524,9 +336,12 @@ impl BaseSinkImpl for Sink {
     fn start(&self) -> Result<(), gst::ErrorMessage> {
         let settings = self.settings.snapshot();
         let output = self.output(&settings, self.open_file()?);
+        let linked = self.sinkpad().is_linked();
         let output = self
             .participants
-            .output_for_sink_pad(self.sinkpad().is_linked(), Box::new(output));
+            .output_for_sink_pad(linked, Box::new(output));
+        self.own_pad
+            .set_active(self.participants.merging() && !linked);
         let obj = self.obj();
         let element: &gst::Element = obj.upcast_ref();
         self.state
@@ -569,6 +384,10 @@ impl BaseSinkImpl for Sink {
     }
 
     fn event(&self, event: gst::Event) -> bool {
+        if self.own_pad.is_active() {
+            // The element's own events (own_pad.rs): BaseSink's alone.
+            return self.parent_event(event);
+        }
         match event.view() {
             gst::EventView::FlushStart(_) => {
                 self.eos.finish(false);

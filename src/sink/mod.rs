@@ -9,6 +9,8 @@ use gst::prelude::*;
 
 mod file_format;
 pub(crate) mod imp;
+mod output;
+mod own_pad;
 
 /// The structure name of the element messages the sink posts per cue.
 pub use crate::core::TRANSCRIPT_MESSAGE as MESSAGE_NAME;

@@ -121,24 +121,11 @@ fn write_ts(path: &Path, extra: &str, fps: &str, seconds: u64) -> gst::Element {
         "appsrc name=audio ! voxtralrttranscriber name=t model-path={model} threads=1 {extra} ! \
            ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {video}",
         model = tone_model(),
-        video = video_into_ts(seconds * n / d, fps, path),
+        video = readback::video_into_ts(seconds * n / d, fps, path),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");
     pipeline.by_name("t").unwrap()
-}
-
-/// The rest of a launch line after captions reach `c.caption`: `frames`
-/// black frames at `fps` through cccombiner `c`, x264enc (A/53 SEI) and
-/// mpegtsmux into the file `ts`.
-fn video_into_ts(frames: u64, fps: &str, ts: &Path) -> String {
-    format!(
-        "videotestsrc num-buffers={frames} pattern=black ! \
-           video/x-raw,width=160,height=120,framerate={fps} ! queue ! cccombiner name=c ! \
-           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-           filesink location={}",
-        ts.display()
-    )
 }
 
 /// Reads a TS file back with GStreamer: tsdemux ! h264parse ! ccextractor,
@@ -573,7 +560,7 @@ fn a_40_character_word_and_non_latin_text_reach_ffmpeg_cut_and_transliterated() 
     let pipeline = launch(&format!(
         "appsrc name=cc format=time caps=closedcaption/x-cea-708,format=cc_data,framerate=30000/1001 ! \
            queue ! c.caption {}",
-        video_into_ts(frames.len() as u64, "30000/1001", &ts)
+        readback::video_into_ts(frames.len() as u64, "30000/1001", &ts)
     ));
     let src = pipeline.by_name("cc").unwrap();
     for frame in frames {
@@ -619,7 +606,7 @@ fn a_one_row_clip_reaches_ffmpeg_with_and_without_real_time_mode() {
            ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {video}",
         wav = wav.display(),
         model = tone_model(),
-        video = video_into_ts(90, "30000/1001", &ts),
+        video = readback::video_into_ts(90, "30000/1001", &ts),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -668,7 +655,7 @@ fn two_languages_go_on_cc1_and_cc3_and_on_services_1_and_2_of_one_video() {
         wav = wav.display(),
         tone = tone_model(),
         spanish = spanish.display(),
-        video = video_into_ts(180, "30000/1001", &ts),
+        video = readback::video_into_ts(180, "30000/1001", &ts),
     ));
     let warnings = run_to_eos(&pipeline);
     assert!(warnings.is_empty(), "{warnings:?}");

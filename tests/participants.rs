@@ -490,12 +490,8 @@ fn two_voices_on_two_pads_start_a_prefixed_row_at_each_turn_in_cc1_and_708() {
         2,
         "",
         &format!(
-            "ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
-             videotestsrc num-buffers={frames} pattern=black ! \
-             video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-             x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-             filesink location={}",
-            ts.display()
+            "ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {}",
+            common::readback::video_into_ts(frames, "30000/1001", &ts)
         ),
     );
     name_pads(&pipeline, "t", &["Host", "Guest"]);

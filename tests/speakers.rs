@@ -372,6 +372,22 @@ fn the_sink_pad_speaker_names_every_word_and_without_it_none_is_named() {
     assert_eq!(run(None), (2, Vec::new()), "no speaker source: no event");
 }
 
+/// Sets the `speaker` of transcriber `t`'s sink pad from its streaming
+/// thread, just before the buffer each turn starts at (ns): in order with
+/// the audio.
+fn name_speakers_at(pipeline: &gst::Pipeline, turns: Vec<(u64, &'static str)>) {
+    let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
+    sink.add_probe(gst::PadProbeType::BUFFER, move |pad, info| {
+        if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
+            let t = b.pts().unwrap().nseconds();
+            if let Some(&(_, name)) = turns.iter().find(|(at, _)| *at == t) {
+                pad.set_property("speaker", name);
+            }
+        }
+        gst::PadProbeReturn::Ok
+    });
+}
+
 #[test]
 fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
     common::init_plugin();
@@ -380,29 +396,15 @@ fn ffmpeg_reads_the_prefix_at_each_change_in_cc1_from_h264_sei() {
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=audio format=time caps={F32_CAPS} ! \
          voxtralrttranscriber name=t model-path={} threads=1 ! \
-         ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption \
-         videotestsrc num-buffers=210 pattern=black ! \
-         video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-         x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-         filesink location={}",
+         ccconverter ! closedcaption/x-cea-708,format=cc_data ! queue ! c.caption {}",
         tone_model(),
-        ts.display()
+        common::readback::video_into_ts(210, "30000/1001", &ts)
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()
     .unwrap();
-    // The turns set on the sink pad from its streaming thread, just before
-    // the buffer they start at: in order with the audio.
-    let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
-    sink.add_probe(gst::PadProbeType::BUFFER, |pad, info| {
-        if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
-            let ms = b.pts().unwrap().mseconds();
-            if let Some(&(_, name)) = TURNS.iter().find(|&&(at, _)| at == ms) {
-                pad.set_property("speaker", name);
-            }
-        }
-        gst::PadProbeReturn::Ok
-    });
+    let turns = TURNS.iter().map(|&(ms, name)| (ms * MS, name)).collect();
+    name_speakers_at(&pipeline, turns);
     let src = pipeline.by_name("audio").unwrap();
     let audio = tone_audio(66, &tone_frames());
     for (k, piece) in audio.chunks(1600).enumerate() {
@@ -490,30 +492,15 @@ fn two_voices_on_one_mixed_pad_start_a_prefixed_row_at_each_turn_in_cc1_and_708(
         "appsrc name=audio format=time caps={F32_CAPS} ! \
          voxtralrttranscriber name=t model-path={} threads=1 ! \
          ccconverter ! closedcaption/x-cea-708,format=cc_data ! tee name=cc ! queue ! \
-         fakesink name=cdata signal-handoffs=true sync=false cc. ! queue ! c.caption \
-         videotestsrc num-buffers={frames} pattern=black ! \
-         video/x-raw,width=160,height=120,framerate=30000/1001 ! queue ! cccombiner name=c ! \
-         x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
-         filesink location={}",
+         fakesink name=cdata signal-handoffs=true sync=false cc. ! queue ! c.caption {}",
         tone_model(),
-        ts.display()
+        common::readback::video_into_ts(frames, "30000/1001", &ts)
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()
     .unwrap();
-    // Each turn is one buffer; its speaker is set from the streaming thread
-    // just before it, in order with the audio.
-    let sink = pipeline.by_name("t").unwrap().static_pad("sink").unwrap();
-    let at_turns = starts.clone();
-    sink.add_probe(gst::PadProbeType::BUFFER, move |pad, info| {
-        if let Some(gst::PadProbeData::Buffer(b)) = &info.data {
-            let t = b.pts().unwrap().nseconds();
-            if let Some(&(_, name)) = at_turns.iter().find(|(at, _)| *at == t) {
-                pad.set_property("speaker", name);
-            }
-        }
-        gst::PadProbeReturn::Ok
-    });
+    // Each turn is one buffer.
+    name_speakers_at(&pipeline, starts.clone());
     let buffers = common::handoffs(&pipeline, "cdata");
     pipeline.set_state(gst::State::Playing).unwrap();
     let src = pipeline.by_name("audio").unwrap();

@@ -63,6 +63,19 @@ impl Recording {
     }
 }
 
+/// The rest of a launch line after captions reach `c.caption`: `frames`
+/// black frames at `fps` through cccombiner `c`, x264enc (A/53 SEI) and
+/// mpegtsmux into the file `ts`.
+pub fn video_into_ts(frames: u64, fps: &str, ts: &Path) -> String {
+    format!(
+        "videotestsrc num-buffers={frames} pattern=black ! \
+           video/x-raw,width=160,height=120,framerate={fps} ! queue ! cccombiner name=c ! \
+           x264enc speed-preset=ultrafast tune=zerolatency ! h264parse ! mpegtsmux ! \
+           filesink location={}",
+        ts.display()
+    )
+}
+
 /// ffmpeg's decoding of the CEA-608 captions in the H.264 SEI of `ts`, in
 /// real-time mode (a cue for every change of the screen): (start in ns,
 /// screen text without ffmpeg's font markup) per cue. The SRT it wrote is

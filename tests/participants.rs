@@ -538,21 +538,6 @@ fn sink_pipeline(location: &std::path::Path, props: &str) -> gst::Pipeline {
     pipeline
 }
 
-/// The (start, speaker) of each object of a JSONL transcript.
-fn jsonl_words(jsonl: &str) -> Vec<(u64, String)> {
-    jsonl
-        .lines()
-        .map(|line| {
-            let cue: serde_json::Value = serde_json::from_str(line).unwrap();
-            let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
-            (
-                start,
-                cue["speaker"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn the_sink_takes_a_pad_per_voice_writes_each_word_with_its_speaker_and_ends_once_both_have() {
     let (mics, starts) = panel_microphones("participants-sink");
@@ -569,7 +554,7 @@ fn the_sink_takes_a_pad_per_voice_writes_each_word_with_its_speaker_and_ends_onc
         });
     // No preroll on the unlinked sink pad: this reaches PLAYING at once.
     run(&pipeline, &mics);
-    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let words = common::jsonl_words(&std::fs::read_to_string(&path).unwrap());
     assert!(!words.is_empty());
     for (t, who) in &words {
         assert_eq!(who, common::panel_speaker_at(&starts, *t), "{words:?}");
@@ -624,7 +609,7 @@ fn with_its_sink_pad_linked_the_sinks_eos_waits_for_every_pad() {
         )
         .expect("EOS within 60 s");
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
-    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let words = common::jsonl_words(&std::fs::read_to_string(&path).unwrap());
     pipeline.set_state(gst::State::Null).unwrap();
     let expected: Vec<(u64, String)> = [(12, "Main"), (13, "Main"), (40, "sink_0"), (41, "sink_0")]
         .iter()
@@ -791,7 +776,7 @@ fn a_sink_pad_released_while_playing_writes_its_last_words_and_the_other_goes_on
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     wait_for_eos(&pipeline);
-    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let words = common::jsonl_words(&std::fs::read_to_string(&path).unwrap());
     let expected = [
         (10, "Guest"),
         (11, "Guest"),
@@ -853,7 +838,7 @@ fn a_pad_requested_after_the_sink_pad_started_alone_is_refused_with_a_warning() 
 fn wait_for_words(path: &std::path::Path, n: usize) -> Vec<(u64, String)> {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let words = jsonl_words(&std::fs::read_to_string(path).unwrap_or_default());
+        let words = common::jsonl_words(&std::fs::read_to_string(path).unwrap_or_default());
         if words.len() >= n {
             return words;
         }
@@ -893,7 +878,7 @@ fn the_sinks_eos_waits_for_a_pad_whose_stream_has_not_begun() {
     }
     let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     wait_for_eos(&pipeline);
-    let words = jsonl_words(&std::fs::read_to_string(&path).unwrap());
+    let words = common::jsonl_words(&std::fs::read_to_string(&path).unwrap());
     let who: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
     assert_eq!(who, ["Host", "Host", "Guest"], "{words:?}");
 }

@@ -302,11 +302,9 @@ fn sink_file_of_two_voices(format: &str) -> (String, Vec<(u64, &'static str)>) {
 fn two_voices_taking_turns_are_named_in_every_file_format() {
     let (jsonl, turns) = sink_file_of_two_voices("jsonl");
     let mut speakers = Vec::new();
-    for line in jsonl.lines() {
-        let cue: serde_json::Value = serde_json::from_str(line).unwrap();
-        let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
+    for (start, speaker) in common::jsonl_words(&jsonl) {
         let expected = common::panel_speaker_at(&turns, start);
-        assert_eq!(cue["speaker"], expected, "{line}");
+        assert_eq!(speaker, expected, "{jsonl}");
         speakers.push(expected);
     }
     speakers.dedup();

@@ -71,11 +71,6 @@ impl Participants {
         Box::new(input)
     }
 
-    /// Words of several inputs are being merged.
-    pub fn merging(&self) -> bool {
-        self.merge.lock().unwrap().is_some()
-    }
-
     /// NULL->READY: each participant's model.
     pub fn load(
         &self,

@@ -67,12 +67,17 @@ impl SpeakerPad {
         self.imp().speaker.lock().unwrap().clone()
     }
 
-    /// The `voxtralrt/speaker` event for its speaker, if one is set.
-    pub fn speaker_event(&self) -> Option<gst::Event> {
-        let speaker = self.speaker()?;
+    /// Tells `core` (this pad's) who speaks from here on, if the pad names
+    /// a speaker: a checked `voxtralrt/speaker` event, in order with the
+    /// audio that has reached it.
+    pub fn announce_to(&self, core: &crate::core::Core) {
+        let Some(speaker) = self.speaker() else {
+            return;
+        };
         let s = gst::Structure::builder(crate::speakers::SPEAKER_EVENT)
             .field("speaker", speaker)
             .build();
-        Some(gst::event::CustomDownstream::new(s))
+        let event = gst::event::CustomDownstream::new(s);
+        let _ = core.push_event(crate::core::check_speaker_event(event, self.upcast_ref()));
     }
 }

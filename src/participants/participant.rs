@@ -54,8 +54,8 @@ impl Participant {
 
     /// Tells the core who speaks from here on (its pad's `speaker`).
     fn announce_speaker(&self) {
-        if let (Some(core), Some(event)) = (self.core(), self.pad.speaker_event()) {
-            let _ = core.push_event(check_speaker_event(event, self.pad.upcast_ref()));
+        if let Some(core) = self.core() {
+            self.pad.announce_to(&core);
         }
     }
 

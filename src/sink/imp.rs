@@ -73,8 +73,7 @@ pub struct Sink {
     eos: Arc<EosLatch>,
     /// The request pads'.
     participants: Participants,
-    /// `async` as the application set it, while the element does without
-    /// preroll (request pads, the sink pad unlinked).
+    /// Feeds the sink pad while it is unlinked (own_pad.rs).
     own_pad: Arc<OwnPad>,
 }
 
@@ -92,9 +91,8 @@ impl Sink {
     /// Tells the sink pad's core who speaks from here on, if its pad names
     /// a speaker.
     fn announce_sink_speaker(&self) {
-        let pad = self.sinkpad();
-        if let (Some(core), Some(event)) = (self.core(), pad.speaker_event()) {
-            let _ = core.push_event(crate::core::check_speaker_event(event, pad.upcast_ref()));
+        if let Some(core) = self.core() {
+            self.sinkpad().announce_to(&core);
         }
     }
 
@@ -340,8 +338,9 @@ impl BaseSinkImpl for Sink {
         let output = self
             .participants
             .output_for_sink_pad(linked, Box::new(output));
-        self.own_pad
-            .set_active(self.participants.merging() && !linked);
+        // Unlinked, the pad brings nothing: the request pads' words are the
+        // element's, and it feeds the pad itself.
+        self.own_pad.set_active(!linked);
         let obj = self.obj();
         let element: &gst::Element = obj.upcast_ref();
         self.state

@@ -64,9 +64,8 @@ impl Transcriber {
     /// Tells the sink pad's core who speaks from here on, if its pad names
     /// a speaker.
     fn announce_sink_speaker(&self) {
-        if let (Some(core), Some(event)) = (self.core(), self.sinkpad.speaker_event()) {
-            let pad: &gst::Pad = self.sinkpad.upcast_ref();
-            let _ = core.push_event(crate::core::check_speaker_event(event, pad));
+        if let Some(core) = self.core() {
+            self.sinkpad.announce_to(&core);
         }
     }
 

@@ -534,6 +534,21 @@ pub fn panel_turns(dir: &std::path::Path) -> Vec<(&'static str, Vec<f32>)> {
     ]
 }
 
+/// The (start, speaker) of each object of a JSONL transcript.
+pub fn jsonl_words(jsonl: &str) -> Vec<(u64, String)> {
+    jsonl
+        .lines()
+        .map(|line| {
+            let cue: serde_json::Value = serde_json::from_str(line).unwrap();
+            let start = (cue["start"].as_f64().unwrap() * 1e9).round() as u64;
+            (
+                start,
+                cue["speaker"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// Where each turn of a panel starts (ns) and who speaks from there.
 pub fn panel_starts(turns: &[(&'static str, Vec<f32>)]) -> Vec<(u64, &'static str)> {
     let mut at = 0u64;

@@ -27,29 +27,9 @@ type Words = Arc<Mutex<Vec<(u64, String, Option<String>)>>>;
 fn record_words(pad: &gst::Pad) -> Words {
     let words: Words = Arc::default();
     let record = words.clone();
-    let speaker = Arc::new(Mutex::new(None::<String>));
-    pad.add_probe(
-        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
-        move |_, info| {
-            match &info.data {
-                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
-                    let who = speaker.lock().unwrap().clone();
-                    let pts = b.pts().unwrap().nseconds();
-                    record.lock().unwrap().push((pts, common::text_of(b), who));
-                }
-                Some(gst::PadProbeData::Event(e)) => {
-                    if let Some(s) = e
-                        .structure()
-                        .filter(|s| s.name() == "rstranscribe/speaker-change")
-                    {
-                        *speaker.lock().unwrap() = s.get::<String>("speaker").ok();
-                    }
-                }
-                _ => {}
-            }
-            gst::PadProbeReturn::Ok
-        },
-    );
+    common::on_each_spoken_word(pad, move |pts, text, who| {
+        record.lock().unwrap().push((pts, text, who));
+    });
     words
 }
 
@@ -142,15 +122,7 @@ fn run(pipeline: &gst::Pipeline, audio: &[Vec<f32>]) {
 }
 
 fn wait_for_eos(pipeline: &gst::Pipeline) {
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(60),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("EOS within 60 s");
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    common::expect_eos(pipeline);
     pipeline.set_state(gst::State::Null).unwrap();
 }
 
@@ -315,8 +287,11 @@ fn participants_join_and_leave_while_playing_and_only_the_last_eos_ends_the_stre
         }
         if k == 40 {
             let (src, pad) = guest.take().unwrap();
+            let eos_through = eos_seen_on(&pad);
             let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-            std::thread::sleep(Duration::from_millis(300));
+            eos_through
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the guest's EOS reaches its pad");
             src.static_pad("src").unwrap().unlink(&pad).unwrap();
             t.release_request_pad(&pad);
             src.set_state(gst::State::Null).unwrap();
@@ -761,10 +736,15 @@ fn a_sink_pad_released_while_playing_writes_its_last_words_and_the_other_goes_on
         push(&guest, piece, 100 * k as u64);
         push(&host, &host_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
     }
-    // The guest's source ends and goes, then its pad.
-    let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    std::thread::sleep(Duration::from_millis(300));
+    // The guest's source ends and goes, then its pad: once its EOS is
+    // through (appsrc pushes from a thread of its own; a loaded machine may
+    // not have pushed its queue 300 ms later, and unlinking would drop it).
     let guest_pad = s.static_pad("sink_1").unwrap();
+    let eos_through = eos_seen_on(&guest_pad);
+    let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    eos_through
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the guest's EOS reaches its pad");
     guest.static_pad("src").unwrap().unlink(&guest_pad).unwrap();
     guest.set_state(gst::State::Null).unwrap();
     pipeline.remove(&guest).unwrap();
@@ -834,6 +814,22 @@ fn a_pad_requested_after_the_sink_pad_started_alone_is_refused_with_a_warning() 
     }
 }
 
+/// Receives once an EOS has passed `pad`.
+fn eos_seen_on(pad: &gst::Pad) -> std::sync::mpsc::Receiver<()> {
+    let (send, seen) = std::sync::mpsc::channel();
+    let send = Mutex::new(send);
+    pad.add_probe(gst::PadProbeType::EVENT_DOWNSTREAM, move |_, info| {
+        if info
+            .event()
+            .is_some_and(|e| e.type_() == gst::EventType::Eos)
+        {
+            let _ = send.lock().unwrap().send(());
+        }
+        gst::PadProbeReturn::Ok
+    });
+    seen
+}
+
 /// The words of a JSONL transcript file, once it has `n` of them.
 fn wait_for_words(path: &std::path::Path, n: usize) -> Vec<(u64, String)> {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -871,8 +867,10 @@ fn the_sinks_eos_waits_for_a_pad_whose_stream_has_not_begun() {
         push(&host, piece, 100 * k as u64);
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    wait_for_words(&path, 2);
     assert_no_eos_yet(&pipeline, "the guest's pad has brought nothing yet");
+    // Not live, the words wait for it too (it may still speak earlier).
+    let written = common::jsonl_words(&std::fs::read_to_string(&path).unwrap_or_default());
+    assert!(written.is_empty(), "{written:?}");
     for (k, piece) in tone_audio(20, &[12]).chunks(1600).enumerate() {
         push(&guest, piece, 100 * k as u64);
     }
@@ -915,4 +913,53 @@ fn the_sink_prerolls_once_every_request_pad_has_brought_audio_and_ends_in_playin
     assert_no_eos_yet(&pipeline, "PAUSED");
     pipeline.set_state(gst::State::Playing).unwrap();
     wait_for_eos(&pipeline);
+}
+
+#[test]
+fn a_launch_line_names_each_pads_speaker_through_the_child_proxy() {
+    common::init_plugin();
+    for element in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let downstream = if element == "voxtralrttranscriber" {
+            " ! fakesink"
+        } else {
+            ""
+        };
+        let line = format!(
+            "{element} name=e model-path={} threads=1 sink::speaker=Desk sink_0::speaker=Host \
+             sink_1::speaker=Guest{downstream}{}",
+            tone_model(),
+            appsrcs_into(2, "e")
+        );
+        let pipeline = gst::parse::launch(&line).unwrap();
+        let e = pipeline
+            .downcast_ref::<gst::Bin>()
+            .unwrap()
+            .by_name("e")
+            .unwrap();
+        let proxy = e
+            .dynamic_cast_ref::<gst::ChildProxy>()
+            .expect("a child proxy");
+        assert_eq!(
+            proxy.children_count(),
+            e.num_pads() as u32,
+            "{element}: its pads"
+        );
+        for (pad, speaker) in [("sink", "Desk"), ("sink_0", "Host"), ("sink_1", "Guest")] {
+            let named: String = e.static_pad(pad).unwrap().property("speaker");
+            assert_eq!(named, speaker, "{element}: {pad}");
+            assert_eq!(
+                proxy
+                    .child_by_name(pad)
+                    .and_then(|c| c.downcast::<gst::Pad>().ok()),
+                e.static_pad(pad),
+                "{element}"
+            );
+        }
+        // A pad released goes from the children.
+        let pad = e.static_pad("sink_1").unwrap();
+        let before = proxy.children_count();
+        e.release_request_pad(&pad);
+        assert_eq!(proxy.children_count(), before - 1, "{element}");
+        assert!(proxy.child_by_name("sink_1").is_none(), "{element}");
+    }
 }

@@ -709,3 +709,55 @@ fn assert_no_generation_open_in_the_pauses(samples: &[(Duration, u64)]) {
         "generations open while the gate was closed: {open_in_pauses:?}"
     );
 }
+
+/// What the double received for one run of `audio` with speech-only:
+/// samples, utterances, and the words.
+fn sent_with_speech_only(
+    audio: &[f32],
+    run: impl Fn(&str, &str, &[f32], &str) -> Run,
+) -> (u64, u64, Vec<(u64, String)>) {
+    let server = double(Faults::default());
+    let result = run(&server.url(), SERVED_MODEL, audio, "speech-only=true");
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let seen = server.seen.lock().unwrap();
+    (seen.samples, seen.utterances, result.words)
+}
+
+/// The same audio sent and the same words, whether the buffers come as
+/// fast as they can or in real time.
+/// Returns the samples sent.
+fn assert_fast_and_paced_send_the_same(audio: &[f32], frames: &[usize]) -> u64 {
+    let fast = sent_with_speech_only(audio, transcribe);
+    let paced = sent_with_speech_only(audio, transcribe_paced);
+    eprintln!("speech-only, as fast as possible: {fast:?}; paced: {paced:?}");
+    assert_eq!(fast.2.len(), frames.len(), "{:?}", fast.2);
+    assert_eq!(fast, paced, "(samples, utterances, words)");
+    fast.0
+}
+
+#[test]
+fn with_speech_only_a_file_and_the_same_file_paced_send_the_same_audio_and_words() {
+    // The gate decides on stream time: how fast the buffers come changes
+    // neither what is sent nor the words. Each burst sends its pre-roll,
+    // itself and a delay's worth of the hangover; the hangover's rest is
+    // held back (the next pre-roll), paced or not.
+    let (audio, frames) = common::remote::bursts_4_s_apart();
+    let sent = assert_fast_and_paced_send_the_same(&audio, &frames);
+    // Per burst 0.32 to 1.70 s: from the onset (0.96 s) less the pre-roll,
+    // to the quiet after the burst (from 1.3 s) that is fed, 400 ms of
+    // 100 ms buffers; 1.7 to 2.3 s stay held back. Paced, that rest of the
+    // hangover used to be sent too (8,000 samples a burst).
+    assert_eq!(sent, 3 * 22_080);
+}
+
+#[test]
+fn with_speech_only_pauses_just_longer_than_the_hangover_give_the_same_words_paced() {
+    // Pauses of 1.12 s: the hangover's end, held back, is the next burst's
+    // pre-roll; decoded early, it would leave that burst 80 ms of it.
+    let frames: Vec<usize> = (12..12 + 5 * 17)
+        .step_by(17)
+        .flat_map(|s| s..s + 3)
+        .collect();
+    let audio = common::tone_audio(12 + 5 * 17 + 40, &frames);
+    assert_fast_and_paced_send_the_same(&audio, &frames);
+}

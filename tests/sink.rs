@@ -270,24 +270,25 @@ fn whole_srt_cues(text: &str) -> usize {
 fn a_killed_pipeline_leaves_a_valid_transcript_file() {
     let dir = common::scratch_dir("killed");
     let path = dir.join("live.srt");
-    let mut child = std::process::Command::new("gst-launch-1.0")
-        .args([
-            "audiotestsrc",
-            "is-live=true",
-            "samplesperbuffer=1600",
-            "!",
-            "audio/x-raw,rate=16000,channels=1",
-            "!",
-            "voxtralrtsink",
-            &format!("model-path={}", common::tiny_model().display()),
-            "threads=1",
-            &format!("location={}", path.display()),
-        ])
-        .env("GST_PLUGIN_PATH", common::plugin_dir())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::process::Guarded::spawn(
+        std::process::Command::new("gst-launch-1.0")
+            .args([
+                "audiotestsrc",
+                "is-live=true",
+                "samplesperbuffer=1600",
+                "!",
+                "audio/x-raw,rate=16000,channels=1",
+                "!",
+                "voxtralrtsink",
+                &format!("model-path={}", common::tiny_model().display()),
+                "threads=1",
+                &format!("location={}", path.display()),
+            ])
+            .env("GST_PLUGIN_PATH", common::plugin_dir())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+        "gst-launch-1.0 (a live pipeline into voxtralrtsink)",
+    );
     // Wait for some cues, then kill the process without warning.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::fs::read_to_string(&path).map_or(0, |t| t.matches(" --> ").count()) < 5 {
@@ -295,8 +296,7 @@ fn a_killed_pipeline_leaves_a_valid_transcript_file() {
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(500));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    child.kill_now(); // SIGKILL
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(whole_srt_cues(&text) >= 5);
 }

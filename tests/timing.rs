@@ -237,18 +237,78 @@ fn in_a_live_pipeline_each_word_leaves_within_the_latency() {
     // Real time: one 80 ms buffer every 80 ms.
     common::push_in_real_time(&src, &audio, &clock, || {});
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(30),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .unwrap();
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    // EOS, and what overload=skip (the default) did meanwhile, if anything.
+    let mut skips = Vec::new(); // (start, end) of the audio skipped, ns
+    let mut skip_warnings = Vec::new();
+    let bus = pipeline.bus().unwrap();
+    loop {
+        let msg = bus
+            .timed_pop(gst::ClockTime::from_seconds(30))
+            .expect("no EOS within 30 s");
+        match msg.view() {
+            gst::MessageView::Eos(_) => break,
+            gst::MessageView::Error(e) => panic!("{} ({:?})", e.error(), e.debug()),
+            gst::MessageView::Warning(w) => skip_warnings.push(w.error().to_string()),
+            gst::MessageView::Element(e) => {
+                if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-skipped") {
+                    skips.push((s.get::<u64>("start").unwrap(), s.get::<u64>("end").unwrap()));
+                }
+            }
+            _ => {}
+        }
+    }
     pipeline.set_state(gst::State::Null).unwrap();
     let arrivals = arrivals.lock().unwrap();
     let departures = departures.lock().unwrap();
+    if !skips.is_empty() {
+        // The machine held the model back by more than the latency (two
+        // busy loops beside the test have not, in 5 runs; a loaded CI
+        // machine may): the latency cannot be kept, and skip's promise is
+        // checked instead (docs/timing.md): a WARNING, no word from skipped
+        // audio, the words that come at their true places, and every word
+        // whose audio was not skipped. A word needs the delay of audio after
+        // its tone, and a new stream writes nothing for its first delay of
+        // audio: the frames within a delay and a decode interval of a
+        // skipped stretch may go with it.
+        assert!(
+            skip_warnings.iter().any(|w| w.contains("skipping")),
+            "skips {skips:?} without a WARNING: {skip_warnings:?}"
+        );
+        let truth = |f: usize| (f as u64 * 80).saturating_sub(480) * MS;
+        let grain = 160 * MS;
+        for &(pts, _) in departures.iter() {
+            assert!(
+                skips.iter().all(|&(start, end)| pts < start || pts >= end),
+                "a word at {} ms inside the skipped {skips:?}",
+                pts / MS
+            );
+            assert!(
+                frames.iter().any(|&f| truth(f).abs_diff(pts) <= grain),
+                "a word at {} ms, at no tone frame's place",
+                pts / MS
+            );
+        }
+        let margin = (480 + 160) * MS;
+        for &f in &frames {
+            let t = f as u64 * 80 * MS;
+            let near_a_skip = skips
+                .iter()
+                .any(|&(start, end)| t + margin >= start && t < end + margin);
+            assert!(
+                near_a_skip
+                    || departures
+                        .iter()
+                        .any(|&(pts, _)| truth(f).abs_diff(pts) <= grain),
+                "no word for tone frame {f}, far from the skips {skips:?}"
+            );
+        }
+        eprintln!(
+            "the model fell behind by more than the latency: skipped {skips:?}; {} of {} words",
+            departures.len(),
+            frames.len()
+        );
+        return;
+    }
     assert_eq!(departures.len(), frames.len());
     let latency = 1500 * MS;
     let mut worst = 0;

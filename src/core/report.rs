@@ -24,6 +24,8 @@ pub enum Cause {
     Captions,
     /// The model wrote nothing while people talked.
     Stall,
+    /// Words came after later ones went out and were re-timed.
+    Order,
 }
 
 /// Posts on behalf of one element, for as long as it lives.
@@ -69,6 +71,9 @@ impl Reporter {
             }
             Cause::Stall => {
                 gst::element_warning!(element, gst::StreamError::Decode, ("{}", text))
+            }
+            Cause::Order => {
+                gst::element_warning!(element, gst::CoreError::Clock, ("{}", text))
             }
         }
     }

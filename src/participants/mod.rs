@@ -14,10 +14,12 @@ mod participant;
 
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
 use crate::core::merge::Merge;
+use crate::core::report::Reporter;
 use crate::core::Output;
 use crate::recognizer::Wrapper;
 use crate::settings::{Settings, SettingsCell};
@@ -56,13 +58,24 @@ impl Participants {
     /// At start: what the element's own sink pad's core delivers to. The
     /// pad alone (linked, no participant) delivers to `out` itself;
     /// otherwise a merge is made, with that core as one of its inputs.
-    pub fn output_for_sink_pad(&self, linked: bool, out: Box<dyn Output>) -> Box<dyn Output> {
+    /// With live input, an input whose data has not come holds the others
+    /// back for at most `latency` (the element's own) plus upstream's.
+    pub fn output_for_sink_pad(
+        &self,
+        element: &gst::Element,
+        sinkpad: &gst::Pad,
+        latency: gst::ClockTime,
+        out: Box<dyn Output>,
+    ) -> Box<dyn Output> {
+        let linked = sinkpad.is_linked();
         if linked && self.is_empty() {
             *self.merge.lock().unwrap() = None;
             return out;
         }
-        let merge = Merge::new(out);
-        let input = merge.input();
+        let weak = element.downgrade();
+        let live = move || Some(live_upstream_latency(&weak.upgrade()?)? + latency);
+        let merge = Merge::new(out, Reporter::new(element), Box::new(live));
+        let input = merge.input(sinkpad);
         if !linked {
             // Nothing will come on it: the others' end does not wait for it.
             merge.remove(input.id());
@@ -104,6 +117,9 @@ impl Participants {
     /// PAUSED->READY.
     pub fn stop(&self) {
         let merge = self.merge.lock().unwrap().take();
+        if let Some(merge) = &merge {
+            merge.stop();
+        }
         for p in self.list() {
             p.stop(merge.as_ref());
         }
@@ -160,6 +176,7 @@ impl Participants {
         }
         self.list.lock().unwrap().push(participant);
         element.add_pad(&pad).ok()?;
+        announce_child(element, Some(pad.upcast_ref()), None);
         Some(pad.upcast())
     }
 
@@ -183,20 +200,30 @@ impl Participants {
         }
         participant.unload();
         let _ = element.remove_pad(pad);
+        announce_child(element, None, Some(pad));
     }
 
-    /// Each request pad's statistics (with its `pad`), if there are any.
-    pub fn stats(&self) -> Option<gst::Array> {
+    /// Adds to the element's `stats`: `words-retimed` (the merge's words
+    /// that came after later ones went out) and `participants`, each
+    /// request pad's statistics (with its `pad`), if there are any.
+    pub fn add_stats(&self, stats: &mut gst::Structure) {
+        let retimed = self
+            .merge
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map_or(0, |m| m.retimed());
+        stats.set("words-retimed", retimed);
         let list = self.list();
         if list.is_empty() {
-            return None;
+            return;
         }
         let pads = list.iter().map(|p| {
             let mut s = p.stats().to_structure();
             s.set("pad", p.pad.name().as_str());
             s.to_send_value()
         });
-        Some(gst::Array::from_values(pads))
+        stats.set("participants", gst::Array::from_values(pads));
     }
 
     /// The lowest free `sink_N`.
@@ -211,6 +238,47 @@ impl Participants {
             .find(|name| !taken.contains(name))
             .expect("a free name")
     }
+}
+
+/// The element's pad `index` as a child (GstChildProxy): its pads, the
+/// request pads included, in the order they were added.
+pub fn pad_child(element: &gst::Element, index: u32) -> Option<glib::Object> {
+    let pads = element.pads();
+    pads.into_iter().nth(index as usize).map(|p| p.upcast())
+}
+
+/// Tells GstChildProxy's watchers (gst-launch-1.0's `sink_0::speaker=`
+/// waits for it) that a request pad came or went.
+pub fn announce_child(
+    element: &gst::Element,
+    added: Option<&gst::Pad>,
+    removed: Option<&gst::Pad>,
+) {
+    let Some(proxy) = element.dynamic_cast_ref::<gst::ChildProxy>() else {
+        return;
+    };
+    if let Some(pad) = added {
+        proxy.child_added(pad, &pad.name());
+    }
+    if let Some(pad) = removed {
+        proxy.child_removed(pad, &pad.name());
+    }
+}
+
+/// Upstream's least latency, if any linked sink pad of `element` is live.
+fn live_upstream_latency(element: &gst::Element) -> Option<gst::ClockTime> {
+    let mut latency = None;
+    for pad in element.sink_pads().iter().filter(|p| p.is_linked()) {
+        let mut query = gst::query::Latency::new();
+        if !pad.peer_query(&mut query) {
+            continue;
+        }
+        let (live, min, _) = query.result();
+        if live {
+            latency = Some(latency.map_or(min, |l: gst::ClockTime| l.max(min)));
+        }
+    }
+    latency
 }
 
 /// The state the element is in or going to.

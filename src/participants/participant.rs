@@ -122,7 +122,7 @@ impl Participant {
         settings: &Settings,
         merge: &Arc<Merge>,
     ) -> Result<(), gst::ErrorMessage> {
-        let input = merge.input();
+        let input = merge.input(self.pad.upcast_ref());
         *self.merge_input.lock().unwrap() = Some(input.id());
         self.life
             .lock()

@@ -31,21 +31,13 @@ use gst_base::subclass::prelude::*;
 
 use super::output::{file_format, EosLatch, SinkOutput, TranscriptFile};
 use super::own_pad::OwnPad;
-use super::FileFormatChoice;
+use super::{FileFormatChoice, CAT};
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::Reporter;
 use crate::core::Core;
 use crate::participants::{Participants, SpeakerPad};
 use crate::settings::{OutputMode, Settings, SettingsCell};
-
-pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
-    gst::DebugCategory::new(
-        "voxtralrtsink",
-        gst::DebugColorFlags::empty(),
-        Some("Voxtral Realtime transcription sink"),
-    )
-});
 
 /// Properties of the sink alone.
 #[derive(Debug, Clone)]
@@ -137,6 +129,7 @@ impl ObjectSubclass for Sink {
     const NAME: &'static str = "GstVoxtralRtSink";
     type Type = super::VoxtralRtSink;
     type ParentType = gst_base::BaseSink;
+    type Interfaces = (gst::ChildProxy,);
 }
 
 impl ObjectImpl for Sink {
@@ -213,9 +206,7 @@ impl ObjectImpl for Sink {
             "post-messages" => sink.post_messages.to_value(),
             "stats" => {
                 let mut stats = self.state.lock().unwrap().stats().to_structure();
-                if let Some(pads) = self.participants.stats() {
-                    stats.set("participants", pads);
-                }
+                self.participants.add_stats(&mut stats);
                 stats.to_value()
             }
             _ => self.settings.property(pspec),
@@ -237,6 +228,18 @@ impl ObjectImpl for Sink {
 }
 
 impl GstObjectImpl for Sink {}
+
+// `sink_0::speaker=Host` on a gst-launch-1.0 line: the pads are the children
+// (request pads announce themselves as they come).
+impl ChildProxyImpl for Sink {
+    fn child_by_index(&self, index: u32) -> Option<glib::Object> {
+        crate::participants::pad_child(self.obj().upcast_ref(), index)
+    }
+
+    fn children_count(&self) -> u32 {
+        self.obj().num_pads() as u32
+    }
+}
 
 impl ElementImpl for Sink {
     fn metadata() -> Option<&'static gst::subclass::ElementMetadata> {
@@ -334,15 +337,19 @@ impl BaseSinkImpl for Sink {
     fn start(&self) -> Result<(), gst::ErrorMessage> {
         let settings = self.settings.snapshot();
         let output = self.output(&settings, self.open_file()?);
-        let linked = self.sinkpad().is_linked();
-        let output = self
-            .participants
-            .output_for_sink_pad(linked, Box::new(output));
+        let sinkpad = self.sinkpad();
+        let linked = sinkpad.is_linked();
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        let output = self.participants.output_for_sink_pad(
+            element,
+            sinkpad.upcast_ref(),
+            self.settings.reported_latency(),
+            Box::new(output),
+        );
         // Unlinked, the pad brings nothing: the request pads' words are the
         // element's, and it feeds the pad itself.
         self.own_pad.set_active(!linked);
-        let obj = self.obj();
-        let element: &gst::Element = obj.upcast_ref();
         self.state
             .lock()
             .unwrap()

@@ -4,6 +4,8 @@
 //! `voxtralrtsink`: the transcription ends here, in bus messages, a signal
 //! and a transcript file.
 
+use std::sync::LazyLock;
+
 use gst::glib;
 use gst::prelude::*;
 
@@ -15,8 +17,16 @@ mod own_pad;
 /// The structure name of the element messages the sink posts per cue.
 pub use crate::core::TRANSCRIPT_MESSAGE as MESSAGE_NAME;
 
+static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+    gst::DebugCategory::new(
+        "voxtralrtsink",
+        gst::DebugColorFlags::empty(),
+        Some("Voxtral Realtime transcription sink"),
+    )
+});
+
 glib::wrapper! {
-    pub struct VoxtralRtSink(ObjectSubclass<imp::Sink>) @extends gst_base::BaseSink, gst::Element, gst::Object;
+    pub struct VoxtralRtSink(ObjectSubclass<imp::Sink>) @extends gst_base::BaseSink, gst::Element, gst::Object, @implements gst::ChildProxy;
 }
 
 /// The format of the transcript file.

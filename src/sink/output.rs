@@ -13,9 +13,8 @@ use gst::glib;
 use gst::prelude::*;
 
 use super::file_format::{FileCue, FileFormat};
-use super::imp::CAT;
 use super::own_pad::OwnPad;
-use super::FileFormatChoice;
+use super::{FileFormatChoice, CAT};
 use crate::core::report::Reporter;
 use crate::core::{Output, TimedCue};
 

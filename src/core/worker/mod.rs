@@ -5,7 +5,7 @@
 //! `feeding.rs` runs the model's streams and places their text.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::recognizer::{self, Recognizer, StreamConfig};
 use crate::settings::{Settings, MAX_FILLED_HOLE};
@@ -70,6 +70,8 @@ pub(super) struct Worker {
     voice: Option<Voice>,
     /// While the gate is closed: how far the text stream was advanced.
     gated_to: Option<u64>,
+    /// While the gate holds audio back: when it began to (wall clock).
+    held_since: Option<Instant>,
     active: Option<Active>,
     epoch: u64,
     /// A failure ended this epoch's work; wait for a flush.
@@ -108,6 +110,7 @@ impl Worker {
                 .map(|hangover| Gate::new(hangover, settings.delay())),
             voice: (settings.speech_only || !settings.stall_timeout().is_zero()).then(Voice::new),
             gated_to: None,
+            held_since: None,
             active: None,
             epoch: 0,
             failed: false,
@@ -124,12 +127,11 @@ impl Worker {
         }
         self.report_notices();
         loop {
+            self.time_held_audio();
             let (item, epoch) = match self.inbox.next(self.idle_timeout()) {
                 Next::Stopped => break,
                 Next::Idle => {
-                    // The input may wait for the text (a muxer): the model
-                    // takes what the gate held back, and gets ahead.
-                    if let Err(stop) = self.feed_held().and_then(|()| self.release_held()) {
+                    if let Err(stop) = self.on_idle() {
                         self.stop_work(stop);
                     }
                     continue;
@@ -197,19 +199,63 @@ impl Worker {
     /// that is a deadlock. Live sources deliver a buffer every few tens of
     /// milliseconds, so a longer silence from them means a stall too.
     fn idle_timeout(&self) -> Option<Duration> {
+        if self.failed {
+            return None;
+        }
         let holding = self
             .active
             .as_ref()
             .is_some_and(|a| !a.transcript.held_text().is_empty());
-        let gate_holds = self.gate.as_ref().is_some_and(|g| g.held_samples() > 0);
-        if !(holding || self.owe_gap || gate_holds) || self.failed {
-            return None;
-        }
-        Some(if self.inbox.is_live() {
+        let text_wait = (holding || self.owe_gap).then(|| self.idle_release());
+        let now = Instant::now();
+        let held_wait = self
+            .held_audio_due()
+            .map(|due| due.saturating_duration_since(now));
+        text_wait.into_iter().chain(held_wait).min()
+    }
+
+    fn idle_release(&self) -> Duration {
+        if self.inbox.is_live() {
             LIVE_IDLE_RELEASE
         } else {
             IDLE_RELEASE
-        })
+        }
+    }
+
+    /// The input stopped coming for a while: held text goes out, and, once
+    /// the input has fallen behind real time, what the gate held back.
+    fn on_idle(&mut self) -> Result<(), Stop> {
+        // The input may wait for the text (a muxer): the model takes what
+        // the gate held back, and gets ahead.
+        if self
+            .held_audio_due()
+            .is_some_and(|due| Instant::now() >= due)
+        {
+            self.feed_held()?;
+        }
+        self.release_held()
+    }
+
+    /// Starts the wall clock when the gate begins to hold audio back, and
+    /// stops it once nothing is held.
+    fn time_held_audio(&mut self) {
+        if self.gate.as_ref().map_or(0, Gate::held_samples) == 0 {
+            self.held_since = None;
+        } else {
+            self.held_since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// When the input counts as stalled while the gate holds audio back.
+    /// Input no slower than real time brings more before then, so what the
+    /// model takes depends on the audio alone, not on how fast it comes
+    /// (after the idle wait alone, a file paced in real time had every
+    /// hangover decoded whole, and a pause just longer than the hangover
+    /// left the next stream 80 ms of pre-roll).
+    fn held_audio_due(&self) -> Option<Instant> {
+        let since = self.held_since?;
+        let held = self.gate.as_ref().map_or(0, Gate::held_samples);
+        Some(since + Duration::from_nanos(samples_to_ns(held)) + self.idle_release())
     }
 
     /// The input stalled: hand on held text, then tell downstream where the

@@ -21,10 +21,14 @@ usage: cargo run --example live_captions -- [options]
                      for machines without a microphone)
   --seconds N        stop after N seconds (default: run until interrupted)
   --headless         render the video into a fakesink instead of a window
-  --threads N        CPU threads (default 0 = all)";
+  --threads N        CPU threads (default 0 = all)
+  --overload MODE    skip (the default) or queue: when the model falls more
+                     than its latency behind the live audio, skip the oldest
+                     audio to stay live, or keep it all (every word, late)";
 
 fn main() {
     let args = common::Args::parse(USAGE, &["headless"]);
+    let overload = common::overload_property(common::overload(&args, USAGE));
     let model = common::model_path(args.value("model"));
     let seconds: u64 = args.number("seconds", 0, USAGE);
     let source = match args.value("source").as_deref() {
@@ -40,7 +44,7 @@ fn main() {
     common::init();
     let line = format!(
         "{source} ! audioconvert ! audioresample ! \
-         voxtralrttranscriber model-path=\"{}\" threads={} output=lines ! queue ! ov.text_sink \
+         voxtralrttranscriber model-path=\"{}\" threads={}{overload} output=lines ! queue ! ov.text_sink \
          videotestsrc is-live=true pattern=smpte ! video/x-raw,width=640,height=360,framerate=25/1 ! \
          textoverlay name=ov valignment=bottom font-desc=\"Sans 20\" ! videoconvert ! {video_sink}",
         model.display(),

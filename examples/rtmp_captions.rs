@@ -33,6 +33,10 @@ usage: cargo run --example rtmp_captions -- --url rtmp://HOST/APP/KEY [options]
   --source NAME      without --audio: mic (autoaudiosrc, the default) or test
                      (a live test tone)
   --threads N        CPU threads (default 0 = all)
+  --overload MODE    skip (the default) or queue: when the model falls more
+                     than its latency behind live audio (--source; a file
+                     is never skipped), skip the oldest audio to stay live,
+                     or keep it all (every word, late)
 
 Prints each word on stdout as `[SECONDS] WORD`. When the RTMP server closes
 the connection or cannot be reached, the error is printed with the URL and
@@ -57,12 +61,18 @@ fn main() {
     if !url.starts_with("rtmp://") && !url.starts_with("rtmps://") {
         common::fail(USAGE, "--url must be rtmp://HOST/APP/KEY or rtmps://...");
     }
+    let overload = common::overload(&args, USAGE);
     let model = common::model_path(args.value("model"));
     let audio = Audio::from_args(&args, USAGE);
     common::init();
     let capture = common::launch(
         USAGE,
-        &capture_line(&audio, &model, args.number("threads", 0u32, USAGE)),
+        &capture_line(
+            &audio,
+            &model,
+            args.number("threads", 0u32, USAGE),
+            overload,
+        ),
     );
     if matches!(audio, Audio::File(_)) {
         common::end_video_with_audio(capture.upcast_ref());
@@ -94,7 +104,12 @@ fn main() {
 /// The live RTMP line of docs/streaming.md up to flvmux, ending in an
 /// appsink that the relay takes the FLV from. With a file, the appsink's clock keeps it to
 /// real time, as rtmp2sink would.
-fn capture_line(audio: &Audio, model: &std::path::Path, threads: u32) -> String {
+fn capture_line(
+    audio: &Audio,
+    model: &std::path::Path,
+    threads: u32,
+    overload: Option<&str>,
+) -> String {
     let (source, video, live) = match audio {
         Audio::File(path) => (
             format!("filesrc location=\"{path}\" ! decodebin"),
@@ -109,7 +124,7 @@ fn capture_line(audio: &Audio, model: &std::path::Path, threads: u32) -> String 
     };
     format!(
         "{source} ! audioconvert ! audioresample ! tee name=audio \
-         audio. ! queue ! voxtralrttranscriber model-path=\"{model}\" threads={threads} post-messages=true ! \
+         audio. ! queue ! voxtralrttranscriber model-path=\"{model}\" threads={threads}{overload} post-messages=true ! \
            closedcaption/x-cea-708,format=cc_data,framerate={FRAMERATE} ! queue ! cc.caption \
          {video} name=video ! video/x-raw,width=640,height=360,framerate={FRAMERATE} ! queue ! \
            cccombiner name=cc ! x264enc name=encoder tune=zerolatency key-int-max=60 ! h264parse ! queue ! mux. \
@@ -117,6 +132,7 @@ fn capture_line(audio: &Audio, model: &std::path::Path, threads: u32) -> String 
            audio/x-raw,rate=48000,channels=2 ! voaacenc bitrate=128000 ! aacparse ! queue ! mux. \
          flvmux name=mux streamable=true{live} ! appsink name=flv sync=true emit-signals=true",
         model = model.display(),
+        overload = common::overload_property(overload),
     )
 }
 

@@ -32,6 +32,10 @@ usage: cargo run --example rtsp_captions -- [options]
                      the network)
   --mount PATH       the stream's path (default /captions)
   --threads N        CPU threads (default 0 = all)
+  --overload MODE    skip (the default) or queue: when the model falls more
+                     than its latency behind live audio (--source; a file
+                     is never skipped), skip the oldest audio to stay live,
+                     or keep it all (every word, late)
 
 Prints `serving rtsp://ADDRESS:PORT/PATH` once clients can connect. The
 captions are CEA-608 (CC1) and CEA-708 (service 1) in the H.264 SEI: VLC
@@ -68,6 +72,8 @@ struct Options {
     address: String,
     mount: String,
     threads: u32,
+    /// The transcriber's `overload`, if given.
+    overload: Option<&'static str>,
 }
 
 fn main() {
@@ -101,6 +107,7 @@ fn or_exit<T>(result: Result<T, String>) -> T {
 
 fn parse_options() -> Options {
     let args = common::Args::parse(USAGE, &[]);
+    let overload = common::overload(&args, USAGE);
     let model = common::model_path(args.value("model"));
     let audio = Audio::from_args(&args, USAGE);
     let video = match args.value("video").as_deref() {
@@ -120,6 +127,7 @@ fn parse_options() -> Options {
         address: args.value("address").unwrap_or_else(|| "127.0.0.1".into()),
         mount,
         threads: args.number("threads", 0, USAGE),
+        overload,
     }
 }
 
@@ -233,7 +241,7 @@ fn launch_line(options: &Options) -> String {
         .source(matches!(options.audio, Audio::Live(_)));
     format!(
         "{audio} ! audioconvert ! audioresample ! tee name=audio \
-         audio. ! queue ! voxtralrttranscriber model-path=\"{model}\" threads={threads} ! \
+         audio. ! queue ! voxtralrttranscriber model-path=\"{model}\" threads={threads}{overload} ! \
            closedcaption/x-cea-708,format=cc_data,framerate={FRAMERATE} ! queue ! cc.caption \
          {video} name=video ! video/x-raw,width=640,height=360,framerate={FRAMERATE} ! queue ! \
            cccombiner name=cc ! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! \
@@ -241,6 +249,7 @@ fn launch_line(options: &Options) -> String {
          audio. ! queue ! audioconvert ! audioresample ! opusenc ! rtpopuspay name=pay1 pt=97",
         model = options.model.display(),
         threads = options.threads,
+        overload = common::overload_property(options.overload),
     )
 }
 

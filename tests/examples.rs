@@ -40,6 +40,33 @@ fn every_example_prints_its_help() {
     }
 }
 
+/// The examples that build a transcriber for live input take the
+/// element's `overload` (their live tests pass `--overload queue` where
+/// they are about delivery rather than overload).
+#[test]
+fn the_live_examples_take_overload_skip_or_queue_and_nothing_else() {
+    for name in [
+        "live_captions",
+        "rtsp_captions",
+        "rtmp_captions",
+        "webrtc_captions",
+    ] {
+        let help = text(&example(name, &["--help"]));
+        assert!(help.contains("--overload MODE"), "{name}: {help}");
+        // rtmp_captions checks its --url first; the others ignore it.
+        let out = example(
+            name,
+            &["--url", "rtmp://127.0.0.1/live/KEY", "--overload", "drop"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out));
+        assert!(
+            text(&out).contains("--overload takes skip or queue, not drop"),
+            "{name}: {}",
+            text(&out)
+        );
+    }
+}
+
 #[test]
 fn rtmp_captions_needs_an_rtmp_url() {
     for args in [&[][..], &["--url", "http://127.0.0.1/live/KEY"]] {
@@ -118,6 +145,10 @@ fn live_captions_runs_headless_on_a_test_source() {
             "--headless",
             "--threads",
             "1",
+            // Checks that the option reaches the element (a launch line
+            // with a wrong property fails); the run asserts no words.
+            "--overload",
+            "queue",
         ],
     );
     assert!(out.status.success(), "{}", text(&out));

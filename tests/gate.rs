@@ -324,20 +324,22 @@ fn utterances(periods: usize) -> (Vec<f32>, Vec<usize>) {
 
 #[test]
 fn a_model_slower_than_live_catches_up_in_the_silences_with_the_gate() {
-    // 1.8 times slower than real time: without the gate it falls 0.8 s
+    // 1.5 times slower than real time: without the gate it falls 0.5 s
     // behind each second and overload=skip drops audio; with it, the
-    // decoded audio (speech, pre-roll, hangover) is about half the input.
+    // decoded audio (speech, pre-roll, hangover) is about half the input,
+    // 0.77 of real time. (At 1.8 that was 0.93: a busy machine's delays
+    // used up the rest: 6.1 s skipped in a full run beside two builds.)
     let (audio, frames) = utterances(3);
     let slow = |t: &gst::Element| {
         common::recognizers::wrap(t, |inner| {
-            Box::new(common::recognizers::Slow { inner, factor: 1.8 })
+            Box::new(common::recognizers::Slow { inner, factor: 1.5 })
         })
     };
     let props = "latency=6000 speech-hangover=500";
     let gated = run_with(&audio, &format!("{props} speech-only=true"), true, slow);
     let plain = run_with(&audio, props, true, slow);
     eprintln!(
-        "1.8x slower, 40 % speech: gated {} of {} words, {} ms skipped; plain {} words, {} ms skipped",
+        "1.5x slower, 40 % speech: gated {} of {} words, {} ms skipped; plain {} words, {} ms skipped",
         gated.words.len(),
         frames.len(),
         gated.stat("audio-skipped") / 1_000_000,
@@ -457,4 +459,62 @@ fn the_sink_writes_the_same_transcript_with_the_gate() {
             assert!((a - b).abs() <= 0.080 + 1e-9, "{field}: {g} and {p}");
         }
     }
+}
+
+#[test]
+fn audio_held_back_is_decoded_once_the_input_stalls_and_the_words_stay() {
+    // A muxer can stop the input until the text has come up to it: what
+    // the gate holds back goes to the model once the input falls behind
+    // real time (the audio held and the idle wait), so the text moves on.
+    common::init_plugin();
+    let t = gst::ElementFactory::make("voxtralrttranscriber")
+        .build()
+        .unwrap();
+    let model = common::tone_model();
+    for (name, value) in [
+        ("model-path", model.as_str()),
+        ("threads", "1"),
+        ("speech-only", "true"),
+    ] {
+        t.set_property_from_str(name, value);
+    }
+    let mut h = gst_check::Harness::with_element(&t, Some("sink"), Some("src"));
+    h.set_src_caps_str(F32_CAPS);
+    let frames = vec![12, 13, 14];
+    let audio = common::tone_audio(60, &frames);
+    let push = |h: &mut gst_check::Harness, k: usize, piece: &[f32]| {
+        let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+        b.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_mseconds(100 * k as u64));
+        h.push(b).unwrap();
+    };
+    let pieces: Vec<&[f32]> = audio.chunks(1600).collect();
+    // To 2.0 s: the burst (0.96 to 1.2 s) and 800 ms of quiet, the last
+    // 300 ms of it held back; the stream began at 0.32 s.
+    for (k, piece) in pieces[..20].iter().enumerate() {
+        push(&mut h, k, piece);
+    }
+    let transcribed = || {
+        t.property::<gst::Structure>("stats")
+            .get::<u64>("audio-transcribed")
+            .unwrap()
+    };
+    let waited = std::time::Instant::now();
+    while transcribed() < 1_680_000_000 && waited.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(transcribed(), 1_680_000_000, "everything up to 2.0 s");
+    for (k, piece) in pieces.iter().enumerate().skip(20) {
+        push(&mut h, k, piece);
+    }
+    h.push_event(gst::event::Eos::new());
+    let mut words = Vec::new();
+    while let Ok(Some(b)) = h.pull_until_eos() {
+        if b.size() > 0 {
+            words.push(b.pts().unwrap().nseconds());
+        }
+    }
+    let truth: Vec<u64> = frames.iter().map(|&f| common::truth(f)).collect();
+    assert_eq!(words, truth);
 }

@@ -6,8 +6,8 @@
 //! model run on the GPU and must give the CPU's words at the CPU's times;
 //! a device that does not exist is an ERROR naming the devices found. On
 //! Mesa's lavapipe (a CPU-type Vulkan device, which ggml skips unless named)
-//! set `GGML_VK_VISIBLE_DEVICES=0` too. Without the variable those tests say
-//! they are skipped. A backend the build lacks is an ERROR saying how to
+//! set `GGML_VK_VISIBLE_DEVICES=0` and `LP_NUM_THREADS=0` too
+//! (docs/gpu.md). Without the variable those tests say they are skipped. A backend the build lacks is an ERROR saying how to
 //! build with it, tested in every build.
 
 // The GPU backends are the local engine's (the client build has none).

@@ -58,8 +58,13 @@ fn rtmp_server(port: u16) -> Nginx {
 /// ffmpeg playing the stream, recording it into `ts` until it ends. The
 /// server keeps a player waiting for the next publisher (so that it can
 /// join before the first one), so the player takes 15 s without data as the
-/// end (longer than the publisher takes to start on a loaded machine).
+/// end (longer than the publisher takes to start on a loaded machine). The
+/// plugin is built first: inside the publisher's start, `cargo build`
+/// (which builds the cdylib anew after any change to src/: 19 s) made the
+/// player give up beside two busy loops in 5 runs of 5 (nginx's log: play
+/// at :13, publish at :28).
 fn player(url: &str, ts: &std::path::Path) -> Recording {
+    common::plugin_dir();
     Recording::start(&["-rw_timeout", "15000000", "-i", url], ts)
 }
 

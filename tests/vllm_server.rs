@@ -14,11 +14,12 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use common::process::Guarded;
 use common::remote::{transcribe, transcribe_paced, Run};
 
 /// The name scripts/vllm-server serves the tiny checkpoint under.
@@ -45,10 +46,10 @@ fn installed(test: &str) -> bool {
     ok
 }
 
-/// A vllm serve process on a port of its own, killed (with its engine
-/// processes) on drop.
+/// A vllm serve process on a port of its own, stopped with its engine
+/// processes on drop.
 struct Server {
-    child: Child,
+    process: Guarded,
     port: u16,
     log: std::path::PathBuf,
 }
@@ -62,22 +63,20 @@ impl Server {
     fn start_with(port: Option<u16>, args: &[&str], env: &[(&str, &str)]) -> Server {
         let port = port.unwrap_or_else(common::process::unused_tcp_port);
         let log = common::scratch_dir(&format!("vllm-{port}")).join("server.log");
-        let mut cmd = Command::new(script());
-        cmd.arg("run")
-            .args(args)
-            .envs(env.iter().copied())
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(Stdio::from(
-                std::fs::File::options().append(true).open(&log).unwrap(),
-            ));
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut server = Server {
-            child: cmd.spawn().unwrap(),
-            port,
-            log,
-        };
+        let process = Guarded::spawn(
+            Command::new(script())
+                .arg("run")
+                .args(args)
+                .envs(env.iter().copied())
+                .env("PORT", port.to_string())
+                .stdin(Stdio::null())
+                .stdout(std::fs::File::create(&log).unwrap())
+                .stderr(Stdio::from(
+                    std::fs::File::options().append(true).open(&log).unwrap(),
+                )),
+            "scripts/vllm-server run",
+        );
+        let mut server = Server { process, port, log };
         server.wait_healthy();
         server
     }
@@ -89,7 +88,7 @@ impl Server {
     fn wait_healthy(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(300);
         while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Ok(Some(status)) = self.process.child().try_wait() {
                 panic!("vllm serve exited ({status}):\n{}", self.log_text());
             }
             if let Ok(mut tcp) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
@@ -109,25 +108,36 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Kills the whole process group at once, as a crash would.
+    /// Kills the server and its engine processes at once, as a crash would.
     fn kill(&mut self) {
-        kill_group(self.child.id());
-        let _ = self.child.wait();
+        self.process.kill_now();
     }
 }
 
-/// SIGKILL to the process group `pid` leads (procps' kill needs the `--`).
-fn kill_group(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stderr(Stdio::null())
-        .status();
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
+/// The guard behind `Server`: a test that panics while its server runs
+/// still stops that process and the processes it started, not the child
+/// alone (here a shell's background jobs, one with its environment
+/// cleared, as a process title overwrites that of vLLM's engine).
+#[test]
+fn a_panicking_test_leaves_no_process_of_its_server_behind() {
+    let mut started = Vec::new();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let server = Guarded::spawn(
+            Command::new("sh").args(["-c", "sleep 600 & env -i sleep 601 & sleep 602"]),
+            "a shell with background jobs",
+        );
+        assert!(common::process::wait_until(Duration::from_secs(10), || {
+            server.processes().len() == 4
+        }));
+        started = server.processes();
+        panic!("a failed assertion while the server runs (on purpose)");
+    }));
+    assert!(outcome.is_err());
+    let running: Vec<u32> = started
+        .into_iter()
+        .filter(|&pid| common::process::still_runs(pid))
+        .collect();
+    assert_eq!(running, Vec::<u32>::new(), "still running");
 }
 
 /// A bare protocol client: the deltas and the done text for `audio`.
@@ -486,13 +496,6 @@ fn sessions_on(port: u16) -> usize {
     String::from_utf8_lossy(&out.stdout).lines().count()
 }
 
-/// Sends SIGSTOP or SIGCONT to the process group `pid` leads.
-fn signal_group(pid: u32, signal: &str) {
-    let _ = Command::new("kill")
-        .args([signal, "--", &format!("-{pid}")])
-        .status();
-}
-
 /// Two servers, started side by side; ONE_SERVER is held by the caller.
 fn two_servers() -> [Server; 2] {
     std::thread::scope(|s| {
@@ -637,9 +640,9 @@ fn failover_times() {
             });
             std::thread::sleep(Duration::from_secs(3));
             let at = Instant::now();
-            signal_group(servers[a].child.id(), "-STOP");
+            servers[a].process.signal_all("STOP");
             let run = run.join().unwrap();
-            signal_group(servers[a].child.id(), "-CONT");
+            servers[a].process.signal_all("CONT");
             (run, at)
         });
         assert_carried_on(&run);

@@ -130,6 +130,29 @@ impl Audio {
     }
 }
 
+/// `--overload skip|queue`: the transcriber's `overload` property, what
+/// becomes of live audio the model falls more than `latency` behind on
+/// (`skip`: the oldest goes and the captions stay live; `queue`: every
+/// word comes, however late). `None` without the option: the element's
+/// default (skip).
+pub fn overload(args: &Args, usage: &str) -> Option<&'static str> {
+    match args.value("overload").as_deref() {
+        None => None,
+        Some("skip") => Some("skip"),
+        Some("queue") => Some("queue"),
+        Some(other) => fail(
+            usage,
+            &format!("--overload takes skip or queue, not {other}"),
+        ),
+    }
+}
+
+/// `overload` as launch-line text for the transcriber: ` overload=MODE`,
+/// or nothing for the element's default.
+pub fn overload_property(overload: Option<&str>) -> String {
+    overload.map_or_else(String::new, |mode| format!(" overload={mode}"))
+}
+
 pub fn fail(usage: &str, message: &str) -> ! {
     eprintln!("error: {message}\n\n{usage}");
     std::process::exit(2);

@@ -43,6 +43,12 @@ usage: cargo run --example webrtc_captions -- [options]
   --threads N        CPU threads for the model (default 0 = all)
   --speaker NAME     who speaks: the captions mark them (>> in CEA-608/708)
                      and the page names them
+  --overload MODE    skip (the default) or queue: when the model falls more
+                     than its latency behind the live audio, skip the oldest
+                     audio to stay live, or keep it all (every word, late)
+  --latency MS       how late a word may come and still be captioned in the
+                     video, which waits as long (the transcriber's latency;
+                     default 1500)
 
 Prints `open http://ADDR:PORT/` when ready; open it in a browser.";
 
@@ -84,6 +90,7 @@ fn main() {
 }
 
 fn config_from(args: &common::Args) -> Config {
+    let overload = common::overload(args, USAGE);
     let source = match (args.value("audio"), args.value("source").as_deref()) {
         (Some(_), Some(_)) => common::fail(USAGE, "--audio and --source exclude each other"),
         (Some(file), None) => {
@@ -115,6 +122,10 @@ fn config_from(args: &common::Args) -> Config {
         stun: check_scheme("stun", &["stun://"]),
         turn: check_scheme("turn", &["turn://", "turns://"]),
         speaker: args.value("speaker"),
+        overload,
+        latency: args
+            .value("latency")
+            .map(|_| args.number("latency", 0u32, USAGE)),
     }
 }
 

@@ -53,6 +53,10 @@ pub struct Config {
     pub turn: Option<String>,
     /// Who speaks into the source: the transcriber's sink pad `speaker`.
     pub speaker: Option<String>,
+    /// The transcriber's `overload`, if given (else the element's default).
+    pub overload: Option<&'static str>,
+    /// The transcriber's `latency` (ms), if given.
+    pub latency: Option<u32>,
 }
 
 /// One recognised word (or line), on the shared pipeline's running time.
@@ -100,7 +104,7 @@ fn launch_line(config: &Config) -> String {
     format!(
         "{audio_in} ! audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=1 ! tee name=audio \
          audio. ! queue ! audioconvert ! audioresample ! audio/x-raw,rate=16000,channels=1 ! \
-           voxtralrttranscriber name=transcriber model-path=\"{model}\" threads={threads} post-messages=true ! \
+           voxtralrttranscriber name=transcriber model-path=\"{model}\" threads={threads}{overload}{latency} post-messages=true ! \
            closedcaption/x-cea-708,format=cc_data,framerate={FPS}/1 ! ccconverter ! \
            closedcaption/x-cea-708,format=cc_data ! queue ! cc.caption \
          audio. ! queue ! opusenc bitrate=64000 ! tee name=opus allow-not-linked=true \
@@ -116,6 +120,10 @@ fn launch_line(config: &Config) -> String {
            tee name=vp8 allow-not-linked=true",
         model = config.model.display(),
         threads = config.threads,
+        overload = crate::common::overload_property(config.overload),
+        latency = config
+            .latency
+            .map_or_else(String::new, |ms| format!(" latency={ms}")),
     )
 }
 

@@ -39,6 +39,8 @@ pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;
 #[doc(hidden)]
+pub mod translation;
+#[doc(hidden)]
 pub mod voxtral;
 #[doc(hidden)]
 pub mod wording;

@@ -519,17 +519,7 @@ fn transcriberbin_and_our_caption_output_give_the_same_words() {
         .unwrap();
     tb.set_property("transcriber", &transcriber);
     pipeline.add(&tb).unwrap();
-    let by = |name: &str| pipeline.by_name(name).unwrap();
-    by("vq")
-        .link_pads(Some("src"), &tb, Some("sink_video"))
-        .unwrap();
-    by("aq")
-        .link_pads(Some("src"), &tb, Some("sink_audio"))
-        .unwrap();
-    tb.link_pads(Some("src_video"), &by("x"), Some("sink"))
-        .unwrap();
-    tb.link_pads(Some("src_audio"), &by("aout"), Some("sink"))
-        .unwrap();
+    common::link_transcriberbin(&pipeline, &tb);
     let theirs = live_cc1_words(&pipeline);
 
     assert_eq!(ours, vec!["x"; tone_frames().len()]);
@@ -685,6 +675,83 @@ fn two_languages_go_on_cc1_and_cc3_and_on_services_1_and_2_of_one_video() {
     assert!(service(2).contains("hola hola hola"), "{services:?}");
     assert!(!service(2).contains('x'), "{services:?}");
     assert_eq!(services.keys().copied().collect::<Vec<_>>(), [1, 2]);
+}
+
+/// One microphone, one transcriber: the transcript on CC1 and service 1
+/// from its src pad, and its Spanish (the chat double's "[es] ..." of each
+/// unit) on CC3 and service 2 from a translate pad with caption caps; read
+/// back with ffmpeg (608) and decoded here (708). The src branch's queue
+/// holds a unit's worth (docs/translation.md): with a default one the mux
+/// waits for the translation while the src pad waits for the mux.
+#[cfg(feature = "translate")]
+#[test]
+fn one_microphone_gives_english_on_cc1_and_service_1_and_spanish_on_cc3_and_service_2() {
+    use common::chat_double::{ChatDouble, SERVED_MODEL};
+    init();
+    let server = ChatDouble::start(Default::default());
+    let dir = common::scratch_dir("captions-translated");
+    let (wav, ts) = (dir.join("speech.wav"), dir.join("translated.ts"));
+    common::write_wav(&wav, &tone_audio(66, &tone_frames()));
+    let pipeline = launch(&format!(
+        "filesrc location={wav} ! wavparse ! \
+           voxtralrttranscriber name=t model-path={tone} threads=1 caption-channel=cc1 \
+             caption-service=1 translate-url={url} translate-model={SERVED_MODEL} \
+             translate_src_0::language-code=es ! \
+           closedcaption/x-cea-708,format=cc_data ! \
+           queue max-size-time=10000000000 max-size-buffers=0 max-size-bytes=0 ! m.sink_0 \
+         t.translate_src_0 ! closedcaption/x-cea-708,format=cc_data ! queue ! m.sink_1 \
+         cea708mux name=m ! queue ! c.caption {video}",
+        wav = wav.display(),
+        tone = tone_model(),
+        url = server.base(),
+        video = readback::video_into_ts(180, "30000/1001", &ts),
+    ));
+    let warnings = run_to_eos(&pipeline);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let pad = pipeline
+        .by_name("t")
+        .unwrap()
+        .static_pad("translate_src_0")
+        .unwrap();
+    assert_eq!(
+        pad.property::<u32>("caption-service"),
+        2,
+        "the pad's default"
+    );
+
+    // Each roll-up row once, in its final form.
+    let rows = |field: &str, srt: &str| {
+        readback::rolled_rows(&readback::subcc_cues_with(
+            &ts,
+            &["-data_field", field],
+            srt,
+        ))
+        .join(" ")
+    };
+    let (cc1, cc3) = (rows("0", "cc1.srt"), rows("1", "cc3.srt"));
+    let count = |text: &str| text.split_whitespace().filter(|w| *w == "x").count();
+    let frames = tone_frames().len();
+    assert!(!cc1.contains("[es]"), "CC1: {cc1}");
+    assert_eq!(count(&cc1), frames, "CC1: {cc1}");
+    assert!(cc3.contains("[es] x x"), "CC3: {cc3}");
+    assert_eq!(count(&cc3), frames, "CC3: {cc3}");
+
+    let services = services_in_ts(&ts);
+    let service = |n: u8| services.get(&n).cloned().unwrap_or_default();
+    assert!(
+        !service(1).contains("[es]") && service(1).contains("x x x"),
+        "{services:?}"
+    );
+    assert!(service(2).contains("[es] x x"), "{services:?}");
+    // 708's rows are not spaced as words: count the characters.
+    let xs = |text: &str| text.chars().filter(|c| *c == 'x').count();
+    assert_eq!(xs(&service(1)), frames, "{services:?}");
+    assert_eq!(xs(&service(2)), frames, "{services:?}");
+    assert_eq!(services.keys().copied().collect::<Vec<_>>(), [1, 2]);
+    eprintln!(
+        "one microphone: CC1 {cc1:?}; CC3 {cc3:?}; {} requests",
+        server.requests().len()
+    );
 }
 
 #[test]

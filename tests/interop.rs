@@ -345,133 +345,350 @@ fn dtvcc_service_data(packets: &[Vec<u8>], service: u8) -> Vec<u8> {
     data
 }
 
+/// What a pipeline did, for the message of a test that waited in vain: the
+/// state, async and latency messages its bus had (read by the test's own
+/// wait from the bus's queue, so nothing more runs on the streaming
+/// threads), which sinks had EOS, whether
+/// transcriberbin went to passthrough (it does when its transcriber posts
+/// an ERROR, and keeps that ERROR from the bus), and the state of every
+/// element at the end.
+struct Trace {
+    started: std::time::Instant,
+    messages: Vec<String>,
+    /// EOS at a sink, passthrough: as they happen.
+    events: Arc<Mutex<Vec<String>>>,
+    /// transcriberbin went to passthrough.
+    passthrough: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Trace {
+    fn new(pipeline: &gst::Pipeline, sinks: &[&str], transcriberbin: &gst::Element) -> Trace {
+        let started = std::time::Instant::now();
+        let events = Arc::new(Mutex::new(Vec::new()));
+        for &name in sinks {
+            let (events, name) = (events.clone(), name.to_owned());
+            let sink = pipeline.by_name(&name).unwrap();
+            sink.static_pad("sink").unwrap().add_probe(
+                gst::PadProbeType::EVENT_DOWNSTREAM,
+                move |_, info| {
+                    if info.event().map(|e| e.type_()) == Some(gst::EventType::Eos) {
+                        let ms = started.elapsed().as_millis();
+                        events
+                            .lock()
+                            .unwrap()
+                            .push(format!("{ms:>6} ms EOS at {name}"));
+                    }
+                    gst::PadProbeReturn::Ok
+                },
+            );
+        }
+        let (noted, passthrough) = (events.clone(), Arc::new(Default::default()));
+        let seen: Arc<std::sync::atomic::AtomicBool> = Arc::clone(&passthrough);
+        transcriberbin.connect_notify(Some("passthrough"), move |tb, _| {
+            let on = tb.property::<bool>("passthrough");
+            seen.fetch_or(on, std::sync::atomic::Ordering::SeqCst);
+            let ms = started.elapsed().as_millis();
+            noted.lock().unwrap().push(format!(
+                "{ms:>6} ms transcriberbin passthrough={on} (on: its transcriber posted an ERROR)"
+            ));
+        });
+        Trace {
+            started,
+            messages: Vec::new(),
+            events,
+            passthrough,
+        }
+    }
+
+    fn note(&mut self, msg: &gst::Message) {
+        use gst::MessageView as V;
+        let what = match msg.view() {
+            V::StateChanged(s) => format!(
+                "state-changed {:?} -> {:?} (pending {:?})",
+                s.old(),
+                s.current(),
+                s.pending()
+            ),
+            V::AsyncStart(_) => "async-start".to_owned(),
+            V::AsyncDone(_) => "async-done".to_owned(),
+            V::Latency(_) => "latency".to_owned(),
+            V::NewClock(_) => "new-clock".to_owned(),
+            V::Eos(_) => "EOS".to_owned(),
+            V::Error(e) => format!("ERROR {}", e.error()),
+            V::Warning(w) => format!("WARNING {}", w.error()),
+            _ => return,
+        };
+        let src = msg
+            .src()
+            .map_or("?".into(), |s| s.path_string().to_string());
+        self.messages.push(format!(
+            "{:>6} ms (read) {src}: {what}",
+            self.started.elapsed().as_millis()
+        ));
+    }
+
+    /// The trace, with each element's state (current, pending) now.
+    fn report(&self, pipeline: &gst::Pipeline) -> String {
+        let mut states = Vec::new();
+        for element in pipeline.iterate_recurse().into_iter().flatten() {
+            let (_, current, pending) = element.state(gst::ClockTime::ZERO);
+            states.push(format!(
+                "{}: {current:?} (pending {pending:?})",
+                element.path_string()
+            ));
+        }
+        format!(
+            "events:\n  {}\nmessages:\n  {}\nstates:\n  {}",
+            self.events.lock().unwrap().join("\n  "),
+            self.messages.join("\n  "),
+            states.join("\n  ")
+        )
+    }
+}
+
+/// Run 40 times beside two busy loops (`sh -c 'while :; do :; done'` x 2
+/// on 2 cores, 2026-12-02): 35 passed, 4 waited 60 s for EOS, 1 had
+/// overload=skip's WARNING (now overload=queue). The hangs: transcriberbin
+/// 0.13.7 links its caption branch only on the first video caps, a word
+/// pushed before that met NOT_LINKED, and our transcriber posted "Internal
+/// data stream error", which transcriberbin takes as a reason to go to
+/// passthrough (keeping the ERROR from the bus), so `cc` never prerolled.
+/// NOT_LINKED is no ERROR now (tests/transcriber.rs,
+/// a_src_pad_linked_late_...): 40 of 40 passed beside two busy loops
+/// (load 3.3-4.3, 2026-12-03). A run that meets passthrough fails at once,
+/// naming it. Held back by seconds (a probe sleeping on the video's
+/// caps), the video caps still hang transcriberbin 0.13.7 itself: its
+/// cea708mux pushes before its output is linked, keeps NOT_LINKED as its
+/// flow, and refuses every caption after the link.
+/// transcriberbin (708 CDP caption meta) around our transcriber, with
+/// live video and tone audio, and what the pads of note carry.
+struct Tb {
+    pipeline: gst::Pipeline,
+    ours: gst::Element,
+    tb: gst::Element,
+    /// The PTS of each audio frame.
+    frame_pts: Arc<Mutex<Vec<u64>>>,
+    words: Arc<Mutex<Vec<Timed>>>,
+    language: Arc<Mutex<Option<String>>>,
+    cdps: Arc<Mutex<Vec<Timed>>>,
+    video: Arc<Mutex<Vec<Timed>>>,
+}
+
+/// How a transcriberbin run ended.
+struct TbEnd {
+    msg: gst::Message,
+    warnings: Vec<String>,
+    live: bool,
+    min: gst::ClockTime,
+}
+
+impl Tb {
+    /// With `translate_url`, transcriberbin's `translation-languages` asks
+    /// for Spanish on CC3 and 708 service 2 from that chat server.
+    fn new(translate_url: Option<&str>) -> Tb {
+        init();
+        let frames = tone_frames();
+        // Live sources and syncing sinks, as in use; ccextractor pushes the
+        // caption and the video from one thread, so one branch needs a queue.
+        let pipeline = gst::parse::launch(
+            "videotestsrc is-live=true num-buffers=240 pattern=black ! \
+               video/x-raw,width=160,height=120,framerate=30000/1001 ! queue name=vq \
+             audiotestsrc name=asrc is-live=true num-buffers=100 samplesperbuffer=1280 \
+               freq=1000 volume=0.5 ! audio/x-raw,format=F32LE,rate=16000,channels=1 ! \
+               queue name=aq \
+             ccextractor name=x ! fakesink name=vout sync=true \
+             x.caption ! queue ! fakesink name=cc sync=true \
+             fakesink name=aout sync=true",
+        )
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+        // overload=queue: the subject is delivery through transcriberbin; with
+        // skip, a model held back by a busy machine for more than the latency
+        // skips audio and its words (1 run of 40 beside two busy loops).
+        let ours = gst::ElementFactory::make("voxtralrttranscriber")
+            .property("model-path", tone_model())
+            .property("threads", 1u32)
+            .property_from_str("overload", "queue")
+            .build()
+            .unwrap();
+        // On 1.22 the mux method must be given at construction (cea608mux is
+        // 1.24). CDP caption meta carries both the 708 service and CC1.
+        // translation-languages before the transcriber: transcriberbin
+        // 0.13.7 panics when it is set later with a language it has no
+        // pad for.
+        let mut tb = gst::ElementFactory::make("transcriberbin");
+        if let Some(url) = translate_url {
+            ours.set_property("translate-url", url);
+            ours.set_property("translate-model", common::chat_double::SERVED_MODEL);
+            // The transcript on CC1 and service 1, Spanish on CC3 and service 2.
+            let list = |a: &str, b: &str| gst::List::new([a.to_owned(), b.to_owned()]);
+            let languages = gst::Structure::builder("languages")
+                .field("transcript", list("cc1", "708_1"))
+                .field("es", list("cc3", "708_2"))
+                .build();
+            tb = tb.property("translation-languages", languages);
+        }
+        let tb = tb
+            .property_from_str("mux-method", "cea708")
+            .property("latency", 1500u32)
+            .property(
+                "cc-caps",
+                gst::Caps::builder("closedcaption/x-cea-708")
+                    .field("format", "cdp")
+                    .build(),
+            )
+            .build()
+            .unwrap();
+        tb.set_property("transcriber", &ours);
+        assert_eq!(tb.property::<gst::Element>("transcriber"), ours);
+        pipeline.add(&tb).unwrap();
+        // transcriberbin passes its language-code on to the transcriber.
+        tb.set_property("language-code", "fr-FR");
+        assert_eq!(
+            ours.property::<Option<String>>("language-code").as_deref(),
+            Some("fr-FR")
+        );
+        common::link_transcriberbin(&pipeline, &tb);
+        let by = |name: &str| pipeline.by_name(name).unwrap();
+
+        // Tone on the tone frames only (by sample offset), silence elsewhere;
+        // keeps each frame's PTS (the live source's running time).
+        let frame_pts = Arc::new(Mutex::new(Vec::<u64>::new()));
+        {
+            let frame_pts = frame_pts.clone();
+            let frames = frames.clone();
+            by("asrc").static_pad("src").unwrap().add_probe(
+                gst::PadProbeType::BUFFER,
+                move |_, info| {
+                    if let Some(b) = info.buffer_mut() {
+                        let f = (b.offset() / FRAME as u64) as usize;
+                        let mut pts = frame_pts.lock().unwrap();
+                        assert_eq!(pts.len(), f, "one buffer per frame");
+                        pts.push(b.pts().unwrap().nseconds());
+                        if !frames.contains(&f) {
+                            b.make_mut().map_writable().unwrap().fill(0);
+                        }
+                    }
+                    gst::PadProbeReturn::Ok
+                },
+            );
+        }
+        let words = record(&ours.static_pad("src").unwrap());
+        let language = Arc::new(Mutex::new(None::<String>));
+        {
+            let language = language.clone();
+            ours.static_pad("src").unwrap().add_probe(
+                gst::PadProbeType::EVENT_DOWNSTREAM,
+                move |_, info| {
+                    if let Some(gst::EventView::Tag(tag)) = info.event().map(|e| e.view()) {
+                        if let Some(code) = tag.tag().get::<gst::tags::LanguageCode>() {
+                            *language.lock().unwrap() = Some(code.get().to_owned());
+                        }
+                    }
+                    gst::PadProbeReturn::Ok
+                },
+            );
+        }
+        let cdps = record(&by("cc").static_pad("sink").unwrap());
+        let video = record(&by("vout").static_pad("sink").unwrap());
+        Tb {
+            pipeline,
+            ours,
+            tb,
+            frame_pts,
+            words,
+            language,
+            cdps,
+            video,
+        }
+    }
+
+    /// Plays to EOS or ERROR; panics, with a trace, on passthrough or
+    /// after 60 s.
+    fn run(&self) -> TbEnd {
+        let (pipeline, tb) = (&self.pipeline, &self.tb);
+        let mut trace = Trace::new(pipeline, &["vout", "cc", "aout"], tb);
+        pipeline.set_state(gst::State::Playing).unwrap();
+        let (result, current, pending) = pipeline.state(gst::ClockTime::from_seconds(10));
+        result.expect("PLAYING");
+        let reached =
+            format!("after set_state(PLAYING): {result:?}, {current:?} (pending {pending:?})");
+        let mut latency = gst::query::Latency::new();
+        assert!(pipeline.query(&mut latency));
+        let (live, min, _) = latency.result();
+        let mut warnings = Vec::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let msg = loop {
+            let Some(msg) = pipeline
+                .bus()
+                .unwrap()
+                .timed_pop(gst::ClockTime::from_mseconds(250))
+            else {
+                let passthrough = trace.passthrough.load(std::sync::atomic::Ordering::SeqCst);
+                if passthrough || std::time::Instant::now() > deadline {
+                    let report = trace.report(pipeline);
+                    let _ = pipeline.set_state(gst::State::Null);
+                    if passthrough {
+                        panic!(
+                            "transcriberbin went to passthrough: our transcriber posted an ERROR \
+                             (it keeps it from the bus; GST_DEBUG=transcriberbin:1 shows it), so no \
+                             caption will come and `cc` never prerolls; {reached}\n{report}"
+                        );
+                    }
+                    panic!("neither EOS nor ERROR within 60 s; {reached}\n{report}")
+                }
+                continue;
+            };
+            trace.note(&msg);
+            match msg.view() {
+                gst::MessageView::Warning(w) => {
+                    warnings.push(format!("{:?}: {}", w.src(), w.error()))
+                }
+                gst::MessageView::Eos(_) | gst::MessageView::Error(_) => break msg,
+                _ => {}
+            }
+        };
+        pipeline.set_state(gst::State::Null).unwrap();
+        TbEnd {
+            msg,
+            warnings,
+            live,
+            min,
+        }
+    }
+}
+
 #[test]
 fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
-    init();
-    let frames = tone_frames();
-    // Live sources and syncing sinks, as in use; ccextractor pushes the
-    // caption and the video from one thread, so one branch needs a queue.
-    let pipeline = gst::parse::launch(
-        "videotestsrc is-live=true num-buffers=240 pattern=black ! \
-           video/x-raw,width=160,height=120,framerate=30000/1001 ! queue name=vq \
-         audiotestsrc name=asrc is-live=true num-buffers=100 samplesperbuffer=1280 \
-           freq=1000 volume=0.5 ! audio/x-raw,format=F32LE,rate=16000,channels=1 ! \
-           queue name=aq \
-         ccextractor name=x ! fakesink name=vout sync=true \
-         x.caption ! queue ! fakesink name=cc sync=true \
-         fakesink name=aout sync=true",
-    )
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let ours = gst::ElementFactory::make("voxtralrttranscriber")
-        .property("model-path", tone_model())
-        .property("threads", 1u32)
-        .build()
-        .unwrap();
-    // On 1.22 the mux method must be given at construction (cea608mux is
-    // 1.24). CDP caption meta carries both the 708 service and CC1.
-    let tb = gst::ElementFactory::make("transcriberbin")
-        .property_from_str("mux-method", "cea708")
-        .property("latency", 1500u32)
-        .property(
-            "cc-caps",
-            gst::Caps::builder("closedcaption/x-cea-708")
-                .field("format", "cdp")
-                .build(),
-        )
-        .build()
-        .unwrap();
-    tb.set_property("transcriber", &ours);
-    assert_eq!(tb.property::<gst::Element>("transcriber"), ours);
-    pipeline.add(&tb).unwrap();
-    // transcriberbin passes its language-code on to the transcriber.
-    tb.set_property("language-code", "fr-FR");
-    assert_eq!(
-        ours.property::<Option<String>>("language-code").as_deref(),
-        Some("fr-FR")
-    );
-    let by = |name: &str| pipeline.by_name(name).unwrap();
-    by("vq")
-        .link_pads(Some("src"), &tb, Some("sink_video"))
-        .unwrap();
-    by("aq")
-        .link_pads(Some("src"), &tb, Some("sink_audio"))
-        .unwrap();
-    tb.link_pads(Some("src_video"), &by("x"), Some("sink"))
-        .unwrap();
-    tb.link_pads(Some("src_audio"), &by("aout"), Some("sink"))
-        .unwrap();
-
-    // Tone on the tone frames only (by sample offset), silence elsewhere;
-    // keeps each frame's PTS (the live source's running time).
-    let frame_pts = Arc::new(Mutex::new(Vec::<u64>::new()));
-    {
-        let frame_pts = frame_pts.clone();
-        let frames = frames.clone();
-        by("asrc").static_pad("src").unwrap().add_probe(
-            gst::PadProbeType::BUFFER,
-            move |_, info| {
-                if let Some(b) = info.buffer_mut() {
-                    let f = (b.offset() / FRAME as u64) as usize;
-                    let mut pts = frame_pts.lock().unwrap();
-                    assert_eq!(pts.len(), f, "one buffer per frame");
-                    pts.push(b.pts().unwrap().nseconds());
-                    if !frames.contains(&f) {
-                        b.make_mut().map_writable().unwrap().fill(0);
-                    }
-                }
-                gst::PadProbeReturn::Ok
-            },
-        );
-    }
-    let words = record(&ours.static_pad("src").unwrap());
-    let language = Arc::new(Mutex::new(None::<String>));
-    {
-        let language = language.clone();
-        ours.static_pad("src").unwrap().add_probe(
-            gst::PadProbeType::EVENT_DOWNSTREAM,
-            move |_, info| {
-                if let Some(gst::EventView::Tag(tag)) = info.event().map(|e| e.view()) {
-                    if let Some(code) = tag.tag().get::<gst::tags::LanguageCode>() {
-                        *language.lock().unwrap() = Some(code.get().to_owned());
-                    }
-                }
-                gst::PadProbeReturn::Ok
-            },
-        );
-    }
-    let cdps = record(&by("cc").static_pad("sink").unwrap());
-    let video = record(&by("vout").static_pad("sink").unwrap());
-
-    pipeline.set_state(gst::State::Playing).unwrap();
-    let (result, _, _) = pipeline.state(gst::ClockTime::from_seconds(10));
-    result.expect("PLAYING");
-    let mut latency = gst::query::Latency::new();
-    assert!(pipeline.query(&mut latency));
-    let (live, min, _) = latency.result();
-    let mut warnings = Vec::new();
-    let msg = loop {
-        let msg = pipeline
-            .bus()
-            .unwrap()
-            .timed_pop_filtered(
-                gst::ClockTime::from_seconds(60),
-                &[
-                    gst::MessageType::Eos,
-                    gst::MessageType::Error,
-                    gst::MessageType::Warning,
-                ],
-            )
-            .expect("EOS or ERROR");
-        match msg.view() {
-            gst::MessageView::Warning(w) => warnings.push(format!("{:?}: {}", w.src(), w.error())),
-            _ => break msg,
-        }
-    };
-    pipeline.set_state(gst::State::Null).unwrap();
+    let run = Tb::new(None);
+    let TbEnd {
+        msg,
+        warnings,
+        live,
+        min,
+    } = run.run();
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
-    assert!(warnings.is_empty(), "warnings: {warnings:?}");
+    let Tb {
+        ours,
+        frame_pts,
+        words,
+        language,
+        cdps,
+        video,
+        ..
+    } = run;
+    let frames = tone_frames();
+    // overload=queue's promise on a machine that holds the model back by
+    // more than the latency: a WARNING of the lag, every word all the same
+    // (asserted below). Any other WARNING fails.
+    let (lag, others): (Vec<String>, Vec<String>) = warnings
+        .into_iter()
+        .partition(|w| w.contains("behind the audio, more than the latency"));
+    assert!(others.is_empty(), "warnings: {others:?}");
+    if !lag.is_empty() {
+        eprintln!("overload=queue lagged: {lag:?}");
+    }
 
     // transcriberbin handed its latency to our element, and our latency is
     // in the pipeline's.
@@ -489,26 +706,7 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
     assert_eq!(video.lock().unwrap().len(), 240, "every video frame out");
 
     // The caption meta on the video: CC1 (608, field 1) and service 1 (708).
-    let cdps = cdps.lock().unwrap();
-    assert!(!cdps.is_empty(), "no caption meta on the video");
-    let mut cc1 = Vec::new();
-    let mut packets: Vec<Vec<u8>> = Vec::new();
-    for cdp in cdps.iter() {
-        for [head, b1, b2] in cdp_triples(&cdp.data) {
-            let valid = head & 0x04 != 0;
-            match head & 0x03 {
-                0 if valid => cc1.extend(cea608_chars(&[b1, b2]).map(|c| (cdp.pts, c))),
-                3 if valid => packets.push(vec![b1, b2]),
-                2 if valid => {
-                    if let Some(p) = packets.last_mut() {
-                        p.extend([b1, b2]);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let cc1: Vec<(u64, char)> = cc1.into_iter().filter(|(_, c)| *c != ' ').collect();
+    let OnVideo { cc1, packets, .. } = captions_on_video(&cdps.lock().unwrap());
     assert_eq!(
         cc1.len(),
         frames.len(),
@@ -547,6 +745,96 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
         cc1.len(),
         worst_late / MS as i64,
         worst_truth / MS
+    );
+}
+
+/// The caption meta on the video: CC1's and CC3's characters (608 fields 1
+/// and 2, spaces left out) each with its frame's PTS, and the 708 DTVCC
+/// packets.
+struct OnVideo {
+    cc1: Vec<(u64, char)>,
+    cc3: Vec<(u64, char)>,
+    packets: Vec<Vec<u8>>,
+}
+
+fn captions_on_video(cdps: &[Timed]) -> OnVideo {
+    assert!(!cdps.is_empty(), "no caption meta on the video");
+    let (mut cc1, mut cc3) = (Vec::new(), Vec::new());
+    let mut packets: Vec<Vec<u8>> = Vec::new();
+    for cdp in cdps {
+        for [head, b1, b2] in cdp_triples(&cdp.data) {
+            let valid = head & 0x04 != 0;
+            match head & 0x03 {
+                0 if valid => cc1.extend(cea608_chars(&[b1, b2]).map(|c| (cdp.pts, c))),
+                1 if valid => cc3.extend(cea608_chars(&[b1, b2]).map(|c| (cdp.pts, c))),
+                3 if valid => packets.push(vec![b1, b2]),
+                2 if valid => {
+                    if let Some(p) = packets.last_mut() {
+                        p.extend([b1, b2]);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let text = |chars: Vec<(u64, char)>| chars.into_iter().filter(|(_, c)| *c != ' ').collect();
+    OnVideo {
+        cc1: text(cc1),
+        cc3: text(cc3),
+        packets,
+    }
+}
+
+/// transcriberbin's `translation-languages` through our translate pads: one
+/// microphone, the transcript on CC1 and 708 service 1, its Spanish (the
+/// chat double's "[es] ..." of each unit) on CC3 and service 2.
+#[cfg(feature = "translate")]
+#[test]
+fn transcriberbin_translation_languages_put_spanish_on_cc3_and_service_2() {
+    let server = common::chat_double::ChatDouble::start(Default::default());
+    let run = Tb::new(Some(&server.base()));
+    let end = run.run();
+    assert!(
+        matches!(end.msg.view(), gst::MessageView::Eos(_)),
+        "{:?}",
+        end.msg
+    );
+    let frames = tone_frames();
+    let pads: Vec<String> = run
+        .ours
+        .src_pads()
+        .iter()
+        .map(|p| p.name().to_string())
+        .collect();
+    assert!(pads.contains(&"translate_src_0".to_owned()), "{pads:?}");
+    let OnVideo { cc1, cc3, packets } = captions_on_video(&run.cdps.lock().unwrap());
+    let xs = |chars: &[(u64, char)]| chars.iter().filter(|(_, c)| *c == 'x').count();
+    let text = |chars: &[(u64, char)]| chars.iter().map(|(_, c)| c).collect::<String>();
+    assert_eq!(xs(&cc1), frames.len(), "CC1 {}", text(&cc1));
+    assert_eq!(xs(&cc3), frames.len(), "CC3 {}", text(&cc3));
+    assert!(text(&cc3).contains("[es]"), "CC3 {}", text(&cc3));
+    assert!(!text(&cc1).contains('['), "CC1 {}", text(&cc1));
+    let count = |service: u8| {
+        let data = dtvcc_service_data(&packets, service);
+        let text = String::from_utf8_lossy(&data).into_owned();
+        (data.iter().filter(|&&b| b == b'x').count(), text)
+    };
+    let (s1, _) = count(1);
+    let (s2, s2_text) = count(2);
+    assert_eq!(s1, frames.len());
+    assert_eq!(s2, frames.len(), "service 2 {s2_text:?}");
+    assert!(s2_text.contains("[es]"));
+    // One request per unit, never per word.
+    let requests = server.requests().len();
+    assert!((1..frames.len()).contains(&requests), "{requests} requests");
+    // Spanish on CC3 no earlier than its words on CC1.
+    let first = |chars: &[(u64, char)]| chars.iter().find(|(_, c)| *c == 'x').unwrap().0;
+    assert!(first(&cc3) >= first(&cc1));
+    eprintln!(
+        "transcriberbin translation: {requests} requests, CC3 {:?}, first x on CC1 at {} ms, on CC3 at {} ms",
+        text(&cc3),
+        first(&cc1) / MS,
+        first(&cc3) / MS
     );
 }
 

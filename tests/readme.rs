@@ -78,12 +78,16 @@ fn every_gst_launch_line_of_the_readme_runs() {
     // The SRT line needs a receiver (tests/srt.rs runs it against one), the
     // vLLM lines a server (tests/remote.rs and tests/rack.rs run them against
     // doubles), the RTMP lines an RTMP server (tests/rtmp.rs runs them
-    // against nginx-rtmp). The HLS line writes files and runs here too
+    // against nginx-rtmp), the translation line a chat server
+    // (tests/translation.rs runs it against the double). The HLS line writes files and runs here too
     // (tests/hls.rs plays what it writes).
     let lines: Vec<DocLine> = common::doc_launch_lines("")
         .into_iter()
         .filter(|l| {
-            !l.contains("srtsink") && !l.contains("engine=vllm") && !l.contains("rtmp2sink")
+            !l.contains("srtsink")
+                && !l.contains("engine=vllm")
+                && !l.contains("rtmp2sink")
+                && !l.contains("translate-url")
         })
         .collect();
     let mut failed = Vec::new();

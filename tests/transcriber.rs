@@ -524,3 +524,68 @@ fn going_back_to_null_and_ready_keeps_the_loaded_model() {
     }
     assert_eq!(gstvoxtralrt::engine::ModelPool::global().loads_of(&path), 1);
 }
+
+/// A src pad linked only after the transcriber has begun (transcriberbin
+/// links its branch on the first video caps) is no ERROR: each word pushed
+/// before the link is counted in `buffers-not-linked`, and the words after
+/// it arrive.
+#[test]
+fn a_src_pad_linked_late_loses_only_the_words_before_the_link() {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 \
+         fakesink name=out signal-handoffs=true sync=false async=false",
+        common::tone_model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let words = common::handoffs(&pipeline, "out");
+    let (src, t) = (
+        pipeline.by_name("src").unwrap(),
+        pipeline.by_name("t").unwrap(),
+    );
+    let not_linked = || {
+        t.property::<gst::Structure>("stats")
+            .get::<u64>("buffers-not-linked")
+            .unwrap()
+    };
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let frames = common::tone_frames();
+    let audio = common::tone_audio(66, &frames);
+    let (first, rest) = audio.split_at(audio.len() / 2);
+    let push = |samples: &[f32], start_ms: u64| {
+        for (k, piece) in samples.chunks(1600).enumerate() {
+            let mut b = gst::Buffer::from_mut_slice(common::to_f32le(piece));
+            b.get_mut()
+                .unwrap()
+                .set_pts(gst::ClockTime::from_mseconds(start_ms + 100 * k as u64));
+            assert_eq!(
+                src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
+                gst::FlowReturn::Ok
+            );
+        }
+    };
+    push(first, 0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while not_linked() == 0 {
+        assert!(Instant::now() < deadline, "no word pushed within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.link(&pipeline.by_name("out").unwrap()).unwrap();
+    push(rest, first.len() as u64 / 16);
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::expect_eos(&pipeline);
+    pipeline.set_state(gst::State::Null).unwrap();
+
+    let dropped = not_linked() as usize;
+    let words: Vec<String> = words.lock().unwrap().iter().map(common::text_of).collect();
+    let words: Vec<&String> = words.iter().filter(|w| !w.trim().is_empty()).collect();
+    assert!(!words.is_empty(), "no word after the link");
+    assert_eq!(
+        dropped + words.len(),
+        frames.len(),
+        "{dropped} dropped, {words:?}"
+    );
+}

@@ -53,6 +53,13 @@ pub(super) fn offered_caps(template: &gst::Caps, channel: caption::Channel608) -
     offered
 }
 
+/// Text, one buffer per word, line or unit.
+pub(super) fn text_caps() -> gst::Caps {
+    gst::Caps::builder("text/x-raw")
+        .field("format", "utf8")
+        .build()
+}
+
 /// The output caps from what downstream takes: its first choice, with the
 /// frame rate nearest 29.97 fps where it leaves that open.
 pub(super) fn choose_caps(allowed: &gst::Caps) -> Option<gst::Caps> {
@@ -60,11 +67,7 @@ pub(super) fn choose_caps(allowed: &gst::Caps) -> Option<gst::Caps> {
         return None;
     }
     if allowed.is_any() {
-        return Some(
-            gst::Caps::builder("text/x-raw")
-                .field("format", "utf8")
-                .build(),
-        );
+        return Some(text_caps());
     }
     let mut caps = allowed.clone();
     caps.truncate();

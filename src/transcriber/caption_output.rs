@@ -1,27 +1,30 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The transcriber's caption output: the encoder and packer on the frame
-//! grid, and what captions could not carry.
+//! The caption half of a text pad's output: the encoder and packer on the
+//! frame grid, and what captions could not carry. It hands back packed
+//! frames; the pad's output pushes them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::caption::{self, Encoder, Losses, Packer};
-use crate::core::report::Cause;
+use crate::core::report::{Cause, Reporter};
 
 use super::caps::caption_format;
-use super::output::{Kind, SrcOutput};
+use super::captions::CaptionSettings;
 
-/// What captions could not carry, for `stats`: totals over the element's
-/// life.
+/// What the src pad could not carry, for `stats`: totals over the
+/// element's life.
 #[derive(Debug, Default)]
-pub(super) struct CaptionLosses {
+pub(super) struct OutputLosses {
     cea608_replaced: AtomicU64,
     cea708_replaced: AtomicU64,
     cea608_dropped_words: AtomicU64,
+    not_linked: AtomicU64,
 }
 
-impl CaptionLosses {
+impl OutputLosses {
     pub(super) fn add(&self, losses: &Losses) {
         self.cea608_replaced
             .fetch_add(losses.cea608_replaced, Ordering::Relaxed);
@@ -31,7 +34,16 @@ impl CaptionLosses {
             .fetch_add(losses.cea608_dropped_words, Ordering::Relaxed);
     }
 
+    /// A buffer went nowhere: the src pad was not linked.
+    pub(super) fn add_not_linked(&self) {
+        self.not_linked.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(super) fn add_to(&self, stats: &mut gst::Structure) {
+        stats.set(
+            "buffers-not-linked",
+            self.not_linked.load(Ordering::Relaxed),
+        );
         stats.set(
             "caption-chars-replaced-608",
             self.cea608_replaced.load(Ordering::Relaxed),
@@ -48,93 +60,175 @@ impl CaptionLosses {
 }
 
 /// Closed captions on the frame grid.
-pub(super) struct Captions {
-    pub(super) encoder: Encoder,
-    pub(super) packer: Packer,
+struct Captions {
+    encoder: Encoder,
+    packer: Packer,
     /// Losses of this encoder already counted.
-    pub(super) counted: Losses,
+    counted: Losses,
 }
 
-impl SrcOutput {
-    /// Sets the output up for `caps` (fixed, from our template). Captions
+/// One caption frame, packed in the negotiated format.
+pub(super) struct PackedFrame {
+    pub(super) data: Vec<u8>,
+    pub(super) pts: gst::ClockTime,
+    pub(super) duration: gst::ClockTime,
+}
+
+/// What a pad outputs as captions: nothing while it outputs text.
+pub(super) struct CaptionTrack {
+    settings: CaptionSettings,
+    captions: Option<Box<Captions>>,
+    losses: Arc<OutputLosses>,
+    report: Reporter,
+    /// What was warned about in this stream (from STREAM_START on).
+    warned_replaced: bool,
+    warned_dropped: bool,
+}
+
+impl CaptionTrack {
+    pub(super) fn new(
+        settings: CaptionSettings,
+        losses: Arc<OutputLosses>,
+        report: Reporter,
+    ) -> Self {
+        CaptionTrack {
+            settings,
+            captions: None,
+            losses,
+            report,
+            warned_replaced: false,
+            warned_dropped: false,
+        }
+    }
+
+    pub(super) fn settings(&self) -> &CaptionSettings {
+        &self.settings
+    }
+
+    /// The pad outputs text, not captions.
+    pub(super) fn is_text(&self) -> bool {
+        self.captions.is_none()
+    }
+
+    /// Sets the track up for `caps` (fixed, from our template). Captions
     /// already queued go on in the new format and frame rate, on a new
-    /// grid from where the next frame would start.
-    pub(super) fn set_kind(&mut self, caps: &gst::Caps) {
+    /// grid from where the next frame would start (`origin`). Text caps
+    /// end the captions: their last frames are returned.
+    pub(super) fn set_caps(
+        &mut self,
+        caps: &gst::Caps,
+        origin: gst::ClockTime,
+    ) -> Vec<PackedFrame> {
         let Some((format, framerate)) = caption_format(caps) else {
-            self.finish_captions();
-            self.kind = Kind::Text;
-            return;
+            let frames = self.finish();
+            self.captions = None;
+            return frames;
         };
-        let packer = match Packer::new(format, framerate, self.captions.channel.into()) {
+        let packer = match Packer::new(format, framerate, self.settings.channel.into()) {
             Ok(packer) => packer,
             Err(e) => unreachable!("the offered caps only have what the formats take: {e}"),
         };
-        match &mut self.kind {
-            Kind::Captions(captions) => {
+        match &mut self.captions {
+            Some(captions) => {
                 captions.encoder.regrid(framerate);
                 captions.packer = packer;
             }
-            Kind::Text => {
-                let origin = self.position.unwrap_or(self.segment_start);
-                self.kind = Kind::Captions(Box::new(Captions {
-                    encoder: Encoder::new(self.captions.config(framerate), origin.nseconds()),
+            None => {
+                self.captions = Some(Box::new(Captions {
+                    encoder: Encoder::new(self.settings.config(framerate), origin.nseconds()),
                     packer,
                     counted: Losses::default(),
                 }))
             }
         }
+        Vec::new()
     }
 
-    /// Sends every caption frame that starts before `t`.
-    pub(super) fn frames_until(
-        &mut self,
-        t: gst::ClockTime,
-    ) -> Result<gst::FlowSuccess, gst::FlowError> {
-        self.check_reconfigure();
-        let Kind::Captions(captions) = &mut self.kind else {
-            return Ok(gst::FlowSuccess::Ok);
+    /// A new speaker from the next word on.
+    pub(super) fn speaker_change(&mut self) {
+        if let Some(captions) = &mut self.captions {
+            captions
+                .encoder
+                .speaker_change(&self.settings.speaker_prefix);
+        }
+    }
+
+    /// A word from `start` to `end`.
+    pub(super) fn push_cue(&mut self, text: &str, start: gst::ClockTime, end: gst::ClockTime) {
+        if let Some(captions) = &mut self.captions {
+            captions
+                .encoder
+                .push_cue(text, start.nseconds(), end.nseconds());
+        }
+    }
+
+    /// Every caption frame that starts before `t`.
+    pub(super) fn frames_until(&mut self, t: gst::ClockTime) -> Vec<PackedFrame> {
+        let Some(captions) = &mut self.captions else {
+            return Vec::new();
         };
         let frames = captions.encoder.frames_until(t.nseconds());
-        self.push_frames(frames)
+        self.pack(frames)
     }
 
-    /// Sends the frames that empty the caption queue (at the end of a
-    /// segment or stream); captions stop after them.
-    pub(super) fn finish_captions(&mut self) {
-        if let Kind::Captions(captions) = &mut self.kind {
-            let frames = captions.encoder.drain();
-            let _ = self.push_frames(frames);
+    /// The frames that empty the caption queue (at the end of a segment or
+    /// stream); captions stop after them.
+    pub(super) fn finish(&mut self) -> Vec<PackedFrame> {
+        let Some(captions) = &mut self.captions else {
+            return Vec::new();
+        };
+        let frames = captions.encoder.drain();
+        self.pack(frames)
+    }
+
+    /// The element's loss counters (this track's and its pad's).
+    pub(super) fn losses(&self) -> &OutputLosses {
+        &self.losses
+    }
+
+    /// A new stream: its losses are warned about afresh.
+    pub(super) fn new_stream(&mut self) {
+        self.warned_replaced = false;
+        self.warned_dropped = false;
+    }
+
+    /// A new segment or a flush: captions start afresh (a clear screen, a
+    /// new grid from the segment start, in the format negotiated).
+    pub(super) fn restart(&mut self, segment_start: gst::ClockTime) {
+        if let Some(captions) = &mut self.captions {
+            let framerate = captions.packer.framerate();
+            let format = captions.packer.format();
+            captions.encoder =
+                Encoder::new(self.settings.config(framerate), segment_start.nseconds());
+            captions.packer = Packer::new(format, framerate, self.settings.channel.into())
+                .expect("worked before");
+            captions.counted = Losses::default();
         }
     }
 
-    pub(super) fn push_frames(
-        &mut self,
-        frames: Vec<caption::Frame>,
-    ) -> Result<gst::FlowSuccess, gst::FlowError> {
-        let mut result = Ok(gst::FlowSuccess::Ok);
-        for frame in frames {
-            let Kind::Captions(captions) = &mut self.kind else {
-                break;
-            };
-            let (pts, duration) = (frame.pts, frame.duration);
-            let data = captions.packer.pack(frame);
-            result = self.push_buffer(
-                data,
-                gst::ClockTime::from_nseconds(pts),
-                gst::ClockTime::from_nseconds(duration),
-            );
-            if result.is_err() {
-                break;
-            }
-        }
-        self.account_caption_losses();
-        result
+    fn pack(&mut self, frames: Vec<caption::Frame>) -> Vec<PackedFrame> {
+        let Some(captions) = &mut self.captions else {
+            return Vec::new();
+        };
+        let packed = frames
+            .into_iter()
+            .map(|frame| {
+                let (pts, duration) = (frame.pts, frame.duration);
+                PackedFrame {
+                    data: captions.packer.pack(frame),
+                    pts: gst::ClockTime::from_nseconds(pts),
+                    duration: gst::ClockTime::from_nseconds(duration),
+                }
+            })
+            .collect();
+        self.account_losses();
+        packed
     }
 
     /// Adds what the encoder could not carry to the stats, and warns once
     /// per stream when text was replaced or dropped.
-    pub(super) fn account_caption_losses(&mut self) {
-        let Kind::Captions(captions) = &mut self.kind else {
+    fn account_losses(&mut self) {
+        let Some(captions) = &mut self.captions else {
             return;
         };
         let total = captions.encoder.losses();
@@ -148,7 +242,7 @@ impl SrcOutput {
         if new == Losses::default() {
             return;
         }
-        self.caption_losses.add(&new);
+        self.losses.add(&new);
         let carries_708 = captions.packer.format().carries_708();
         let replaced = new.cea608_replaced > 0 || (carries_708 && new.cea708_replaced > 0);
         if replaced && !std::mem::replace(&mut self.warned_replaced, true) {
@@ -166,22 +260,6 @@ impl SrcOutput {
                  frame); the oldest words were dropped to keep the captions within 1 s of the \
                  speech (counted in stats as caption-words-dropped; CEA-708 has them all)",
             );
-        }
-    }
-
-    /// A new segment or a flush: captions start afresh (a clear screen, a
-    /// new grid from the segment start, in the format negotiated).
-    pub(super) fn restart_captions(&mut self) {
-        if let Kind::Captions(captions) = &mut self.kind {
-            let framerate = captions.packer.framerate();
-            let format = captions.packer.format();
-            captions.encoder = Encoder::new(
-                self.captions.config(framerate),
-                self.segment_start.nseconds(),
-            );
-            captions.packer = Packer::new(format, framerate, self.captions.channel.into())
-                .expect("worked before");
-            captions.counted = Losses::default();
         }
     }
 }

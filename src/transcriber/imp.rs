@@ -29,30 +29,35 @@ use crate::core::Core;
 use crate::settings::{Settings, SettingsCell};
 
 use super::caps::src_caps;
-use super::caption_output::CaptionLosses;
+use super::caption_output::OutputLosses;
 use super::captions::CaptionSettings;
 use super::output::SrcOutput;
+use super::translate_taps::Taps;
+use super::CAT;
 use crate::participants::{Participants, SpeakerPad};
 
-pub(super) static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
-    gst::DebugCategory::new(
-        "voxtralrttranscriber",
-        gst::DebugColorFlags::empty(),
-        Some("Voxtral Realtime transcriber"),
-    )
-});
+#[cfg(feature = "translate")]
+use super::translate_pad::TranslatePad;
+#[cfg(feature = "translate")]
+use super::translate_pads::TranslatePads;
+#[cfg(feature = "translate")]
+use super::translate_settings::TranslateSettings;
 
 pub struct Transcriber {
     sinkpad: SpeakerPad,
     srcpad: gst::Pad,
     settings: SettingsCell,
     state: Mutex<Lifecycle>,
-    caption_losses: Arc<CaptionLosses>,
+    output_losses: Arc<OutputLosses>,
     caption_settings: Mutex<CaptionSettings>,
     /// `post-messages`, read per cue so it can change while playing.
     post_messages: Arc<AtomicBool>,
     /// The request pads'.
     participants: Participants,
+    #[cfg(feature = "translate")]
+    translate_settings: Mutex<TranslateSettings>,
+    #[cfg(feature = "translate")]
+    translate_pads: TranslatePads,
 }
 
 impl Transcriber {
@@ -172,19 +177,24 @@ impl Transcriber {
 
     fn start(&self) -> Result<(), gst::StateChangeError> {
         let settings = self.settings.snapshot();
+        let obj = self.obj();
+        let element: &gst::Element = obj.upcast_ref();
+        let captions = self.caption_settings.lock().unwrap().clone();
         let output = SrcOutput::new(
             &self.obj(),
             &self.srcpad,
             &settings,
-            self.caption_settings.lock().unwrap().clone(),
-            self.caption_losses.clone(),
+            captions.clone(),
+            self.output_losses.clone(),
             self.post_messages.clone(),
+            self.start_translations(element, &captions),
         );
-        let obj = self.obj();
-        let element: &gst::Element = obj.upcast_ref();
-        let sink_output = self
-            .participants
-            .output_for_sink_pad(self.sinkpad.is_linked(), Box::new(output));
+        let sink_output = self.participants.output_for_sink_pad(
+            element,
+            self.sinkpad.upcast_ref(),
+            self.settings.reported_latency(),
+            Box::new(output),
+        );
         let started = self
             .state
             .lock()
@@ -198,6 +208,21 @@ impl Transcriber {
             self.post_error_message(msg);
             gst::StateChangeError
         })
+    }
+
+    /// Each translate pad's thread, from the translation settings.
+    fn start_translations(&self, element: &gst::Element, captions: &CaptionSettings) -> Taps {
+        #[cfg(feature = "translate")]
+        {
+            let settings = self.translate_settings.lock().unwrap().clone();
+            self.translate_pads
+                .start(element, &settings, captions, &self.output_losses)
+        }
+        #[cfg(not(feature = "translate"))]
+        {
+            let _ = (element, captions);
+            Taps::default()
+        }
     }
 
     fn stop(&self) {
@@ -215,6 +240,7 @@ impl ObjectSubclass for Transcriber {
     const NAME: &'static str = "GstVoxtralRtTranscriber";
     type Type = super::VoxtralRtTranscriber;
     type ParentType = gst::Element;
+    type Interfaces = (gst::ChildProxy,);
 
     fn with_class(klass: &Self::Class) -> Self {
         let templ = klass.pad_template("sink").unwrap();
@@ -249,10 +275,14 @@ impl ObjectSubclass for Transcriber {
             srcpad,
             settings: SettingsCell::default(),
             state: Mutex::new(Lifecycle::default()),
-            caption_losses: Arc::default(),
+            output_losses: Arc::default(),
             caption_settings: Mutex::default(),
             post_messages: Arc::default(),
             participants: Participants::default(),
+            #[cfg(feature = "translate")]
+            translate_settings: Mutex::default(),
+            #[cfg(feature = "translate")]
+            translate_pads: TranslatePads::default(),
         }
     }
 }
@@ -270,6 +300,8 @@ impl ObjectImpl for Transcriber {
                     .mutable_playing()
                     .build(),
             );
+            #[cfg(feature = "translate")]
+            properties.extend(TranslateSettings::param_specs());
             properties.push(crate::core::stats_param_spec());
             properties
         });
@@ -280,6 +312,15 @@ impl ObjectImpl for Transcriber {
         if pspec.name() == "post-messages" {
             let post = value.get().expect("type checked");
             self.post_messages.store(post, Ordering::Relaxed);
+            return;
+        }
+        #[cfg(feature = "translate")]
+        if self
+            .translate_settings
+            .lock()
+            .unwrap()
+            .set(pspec.name(), value)
+        {
             return;
         }
         if self
@@ -297,12 +338,16 @@ impl ObjectImpl for Transcriber {
     fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
         if pspec.name() == "stats" {
             let mut stats = self.state.lock().unwrap().stats().to_structure();
-            self.caption_losses.add_to(&mut stats);
+            self.output_losses.add_to(&mut stats);
             // Each request pad's model stream: its own statistics.
-            if let Some(pads) = self.participants.stats() {
-                stats.set("participants", pads);
-            }
+            self.participants.add_stats(&mut stats);
+            #[cfg(feature = "translate")]
+            self.translate_pads.add_stats(&mut stats);
             return stats.to_value();
+        }
+        #[cfg(feature = "translate")]
+        if let Some(value) = self.translate_settings.lock().unwrap().get(pspec.name()) {
+            return value;
         }
         if pspec.name() == "post-messages" {
             return self.post_messages.load(Ordering::Relaxed).to_value();
@@ -328,6 +373,18 @@ impl ObjectImpl for Transcriber {
 }
 
 impl GstObjectImpl for Transcriber {}
+
+// `sink_0::speaker=Host` on a gst-launch-1.0 line: the pads are the children
+// (request pads announce themselves as they come).
+impl ChildProxyImpl for Transcriber {
+    fn child_by_index(&self, index: u32) -> Option<glib::Object> {
+        crate::participants::pad_child(self.obj().upcast_ref(), index)
+    }
+
+    fn children_count(&self) -> u32 {
+        self.obj().num_pads() as u32
+    }
+}
 
 impl ElementImpl for Transcriber {
     fn metadata() -> Option<&'static gst::subclass::ElementMetadata> {
@@ -371,6 +428,15 @@ impl ElementImpl for Transcriber {
                     SpeakerPad::static_type(),
                 )
                 .unwrap(),
+                #[cfg(feature = "translate")]
+                gst::PadTemplate::with_gtype(
+                    "translate_src_%u",
+                    gst::PadDirection::Src,
+                    gst::PadPresence::Request,
+                    &src_caps,
+                    TranslatePad::static_type(),
+                )
+                .unwrap(),
             ]
         });
         PAD_TEMPLATES.as_ref()
@@ -412,12 +478,85 @@ impl ElementImpl for Transcriber {
         name: Option<&str>,
         _caps: Option<&gst::Caps>,
     ) -> Option<gst::Pad> {
+        #[cfg(feature = "translate")]
+        if templ.name_template() == "translate_src_%u" {
+            return self.request_translate_pad(templ, name);
+        }
         let own_core_running = self.core().is_some();
         self.participants
             .request(self, templ, name, &self.settings, own_core_running)
     }
 
     fn release_pad(&self, pad: &gst::Pad) {
+        #[cfg(feature = "translate")]
+        if self.translate_pads.remove(pad) {
+            let obj = self.obj();
+            let _ = obj.remove_pad(pad);
+            crate::participants::announce_child(obj.upcast_ref(), None, Some(pad));
+            return;
+        }
         self.participants.release(self.obj().upcast_ref(), pad);
+    }
+}
+
+#[cfg(feature = "translate")]
+impl Transcriber {
+    /// A `translate_src_%u` pad: its language from its `language-code`,
+    /// its text from the next start on.
+    fn request_translate_pad(
+        &self,
+        templ: &gst::PadTemplate,
+        name: Option<&str>,
+    ) -> Option<gst::Pad> {
+        let name = name.map_or_else(|| self.translate_pads.free_name(), str::to_owned);
+        let pad = gst::PadBuilder::<TranslatePad>::from_template(templ)
+            .name(name.as_str())
+            .query_function(|pad, parent, query| {
+                Transcriber::catch_panic_pad_function(
+                    parent,
+                    || false,
+                    |t| t.translate_src_query(pad.upcast_ref(), query),
+                )
+            })
+            .flags(gst::PadFlags::FIXED_CAPS)
+            .build();
+        if self.core().is_some() {
+            gst::element_warning!(
+                self.obj(),
+                gst::CoreError::Pad,
+                (
+                    "{} was requested while running: it gives text from the next start on",
+                    name
+                )
+            );
+        }
+        self.translate_pads.add(&pad);
+        if self.state_at_least_paused() {
+            let _ = pad.set_active(true);
+        }
+        let obj = self.obj();
+        obj.add_pad(&pad).ok()?;
+        crate::participants::announce_child(obj.upcast_ref(), Some(pad.upcast_ref()), None);
+        Some(pad.upcast())
+    }
+
+    fn state_at_least_paused(&self) -> bool {
+        self.obj().current_state() >= gst::State::Paused
+    }
+
+    /// A translate pad's LATENCY: the src pad's plus `translate-latency`.
+    fn translate_src_query(&self, pad: &gst::Pad, query: &mut gst::QueryRef) -> bool {
+        match query.view_mut() {
+            gst::QueryViewMut::Latency(q) => {
+                let Some((live, min, max)) = self.upstream_latency() else {
+                    return false;
+                };
+                let ours = self.settings.reported_latency()
+                    + self.translate_settings.lock().unwrap().latency();
+                q.set(live, min + ours, max.map(|m| m + ours));
+                true
+            }
+            _ => gst::Pad::query_default(pad, Some(&*self.obj()), query),
+        }
     }
 }

@@ -3,6 +3,8 @@
 
 //! `voxtralrttranscriber`: speech in, timestamped words or caption lines out.
 
+use std::sync::LazyLock;
+
 use gst::glib;
 use gst::prelude::*;
 
@@ -12,12 +14,29 @@ mod captions;
 mod downstream;
 pub(crate) mod imp;
 mod output;
+#[cfg(feature = "translate")]
+mod translate_output;
+#[cfg(feature = "translate")]
+mod translate_pad;
+#[cfg(feature = "translate")]
+mod translate_pads;
+#[cfg(feature = "translate")]
+mod translate_settings;
+mod translate_taps;
 
 pub use crate::participants::SpeakerPad;
 pub use captions::{CaptionChannel, CaptionMode};
 
+static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+    gst::DebugCategory::new(
+        "voxtralrttranscriber",
+        gst::DebugColorFlags::empty(),
+        Some("Voxtral Realtime transcriber"),
+    )
+});
+
 glib::wrapper! {
-    pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object;
+    pub struct VoxtralRtTranscriber(ObjectSubclass<imp::Transcriber>) @extends gst::Element, gst::Object, @implements gst::ChildProxy;
 }
 
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! Delivers the worker's results on the src pad: caps, text buffers, GAPs
-//! and events (captions: `caption_output.rs`).
+//! and events (the caption frames come from `caption_output.rs`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,17 +16,10 @@ use crate::core::{Output, TimedCue};
 use crate::settings::Settings;
 
 use super::caps::{choose_caps, offered_caps};
-use super::caption_output::{CaptionLosses, Captions};
+use super::caption_output::{CaptionTrack, OutputLosses, PackedFrame};
 use super::captions::CaptionSettings;
-use super::imp::CAT;
-
-/// What the src pad outputs, as negotiated.
-pub(super) enum Kind {
-    /// text/x-raw,format=utf8: one buffer per word or line.
-    Text,
-    /// closedcaption/*: one buffer per video frame.
-    Captions(Box<Captions>),
-}
+use super::translate_taps::{Item, Taps};
+use super::CAT;
 
 /// Delivers the worker's results on the src pad.
 pub(super) struct SrcOutput {
@@ -34,16 +27,13 @@ pub(super) struct SrcOutput {
     pub(super) srcpad: gst::Pad,
     pub(super) language_code: Option<String>,
     pub(super) caps_sent: bool,
-    pub(super) captions: CaptionSettings,
-    pub(super) kind: Kind,
+    /// Text (one buffer per word or line) until downstream asks for
+    /// captions (one buffer per video frame).
+    pub(super) captions: CaptionTrack,
     /// Where the current segment starts: the origin of the frame grid.
     pub(super) segment_start: gst::ClockTime,
-    pub(super) caption_losses: Arc<CaptionLosses>,
     pub(super) post_messages: Arc<AtomicBool>,
     pub(super) report: Reporter,
-    /// What was warned about in this stream (from STREAM_START on).
-    pub(super) warned_replaced: bool,
-    pub(super) warned_dropped: bool,
     /// The next buffer starts a new run of data (first after a SEGMENT or
     /// a flush) and must say so.
     pub(super) discont: bool,
@@ -54,6 +44,9 @@ pub(super) struct SrcOutput {
     pub(super) iso_muxer: Option<bool>,
     /// The speaker of the last word sent, when a speaker source is in use.
     pub(super) speaker: Option<String>,
+    /// The translate pads' threads: they get everything, and are never
+    /// waited for.
+    pub(super) translations: Taps,
 }
 
 impl SrcOutput {
@@ -62,26 +55,25 @@ impl SrcOutput {
         srcpad: &gst::Pad,
         settings: &Settings,
         captions: CaptionSettings,
-        caption_losses: Arc<CaptionLosses>,
+        output_losses: Arc<OutputLosses>,
         post_messages: Arc<AtomicBool>,
+        translations: Taps,
     ) -> SrcOutput {
+        let report = Reporter::new(element.upcast_ref());
         SrcOutput {
             element: element.downgrade(),
             srcpad: srcpad.clone(),
             language_code: settings.language_code.clone(),
             caps_sent: false,
-            captions,
-            kind: Kind::Text,
+            captions: CaptionTrack::new(captions, output_losses, report.clone()),
             segment_start: gst::ClockTime::ZERO,
-            caption_losses,
             post_messages,
-            report: Reporter::new(element.upcast_ref()),
-            warned_replaced: false,
-            warned_dropped: false,
+            report,
             discont: true,
             position: None,
             iso_muxer: None,
             speaker: None,
+            translations,
         }
     }
 
@@ -103,7 +95,7 @@ impl SrcOutput {
         self.iso_muxer = None;
         let template = offered_caps(
             &self.srcpad.pad_template_caps(),
-            self.captions.channel.into(),
+            self.captions.settings().channel.into(),
         );
         let Some(caps) = choose_caps(&self.srcpad.peer_query_caps(Some(&template))) else {
             self.explain_refused_caps(&template);
@@ -113,8 +105,34 @@ impl SrcOutput {
             return;
         }
         gst::debug!(CAT, obj = self.srcpad, "output caps {caps}");
-        self.set_kind(&caps);
+        let origin = self.position.unwrap_or(self.segment_start);
+        let last_frames = self.captions.set_caps(&caps, origin);
+        let _ = self.push_frames(last_frames);
         self.srcpad.push_event(gst::event::Caps::new(&caps));
+    }
+
+    /// Sends every caption frame that starts before `t`.
+    fn frames_until(&mut self, t: gst::ClockTime) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.check_reconfigure();
+        let frames = self.captions.frames_until(t);
+        self.push_frames(frames)
+    }
+
+    /// Sends the frames that empty the caption queue; captions stop after
+    /// them.
+    fn finish_captions(&mut self) {
+        let frames = self.captions.finish();
+        let _ = self.push_frames(frames);
+    }
+
+    fn push_frames(
+        &mut self,
+        frames: Vec<PackedFrame>,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        for frame in frames {
+            self.push_buffer(frame.data, frame.pts, frame.duration)?;
+        }
+        Ok(gst::FlowSuccess::Ok)
     }
 
     /// Downstream takes none of `offered`. When only the channel stands
@@ -123,7 +141,7 @@ impl SrcOutput {
     /// an error too.
     pub(super) fn explain_refused_caps(&self, offered: &gst::Caps) {
         gst::warning!(CAT, obj = self.srcpad, "downstream takes none of {offered}");
-        let channel: caption::Channel608 = self.captions.channel.into();
+        let channel: caption::Channel608 = self.captions.settings().channel.into();
         let template = self.srcpad.pad_template_caps();
         if channel.is_field_2()
             && choose_caps(&self.srcpad.peer_query_caps(Some(&template))).is_some()
@@ -174,11 +192,16 @@ impl SrcOutput {
         self.advance_to(pts + duration);
         gst::log!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
         let result = self.srcpad.push(buffer);
+        if result == Err(gst::FlowError::NotLinked) {
+            // No ERROR: a bin may link the pad later (transcriberbin does on
+            // its first video caps), and an ERROR sends it to passthrough.
+            // The text goes nowhere until then, as with tee's allow-not-linked.
+            gst::debug!(CAT, obj = self.srcpad, "not linked: text dropped");
+            self.captions.losses().add_not_linked();
+            return Ok(gst::FlowSuccess::Ok);
+        }
         if let (Err(flow), Some(element)) = (result, self.element()) {
-            if matches!(
-                flow,
-                gst::FlowError::NotLinked | gst::FlowError::Error | gst::FlowError::NotNegotiated
-            ) {
+            if matches!(flow, gst::FlowError::Error | gst::FlowError::NotNegotiated) {
                 gst::element_error!(
                     element,
                     gst::StreamError::Failed,
@@ -227,12 +250,13 @@ fn speaker_change_event(speaker: &str) -> gst::Event {
 
 impl Output for SrcOutput {
     fn cue(&mut self, cue: TimedCue) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.translations.send(|| Item::Word(cue.clone()));
         self.check_reconfigure();
         if self.post_messages.load(Ordering::Relaxed) {
             self.report.message(cue.transcript_message());
         }
         let new_speaker = self.speaker_changes(&cue);
-        if let Kind::Text = self.kind {
+        if self.captions.is_text() {
             if let Some(speaker) = new_speaker {
                 self.srcpad.push_event(speaker_change_event(speaker));
             }
@@ -243,23 +267,18 @@ impl Output for SrcOutput {
         // on the first frame at or after its PTS, and nothing else starts
         // before its end.
         self.frames_until(cue.pts)?;
-        if let Kind::Captions(captions) = &mut self.kind {
-            if new_speaker.is_some() {
-                captions
-                    .encoder
-                    .speaker_change(&self.captions.speaker_prefix);
-            }
-            let (start, end) = (cue.pts, cue.pts + cue.duration);
-            captions
-                .encoder
-                .push_cue(&cue.text, start.nseconds(), end.nseconds());
+        if new_speaker.is_some() {
+            self.captions.speaker_change();
         }
+        self.captions
+            .push_cue(&cue.text, cue.pts, cue.pts + cue.duration);
         self.frames_until(cue.pts + cue.duration)
     }
 
     fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
+        self.translations.send(|| Item::Gap(pts + duration));
         self.check_reconfigure();
-        if let Kind::Captions(_) = self.kind {
+        if !self.captions.is_text() {
             // Nothing is said until the gap's end: the frames up to there
             // go out (with padding), so a muxer or cccombiner never waits.
             let _ = self.frames_until(pts + duration);
@@ -288,6 +307,12 @@ impl Output for SrcOutput {
     }
 
     fn event(&mut self, event: gst::Event) {
+        if matches!(
+            event.type_(),
+            gst::EventType::StreamStart | gst::EventType::Segment
+        ) {
+            self.translations.send(|| Item::Event(event.clone()));
+        }
         let segment = match event.view() {
             gst::EventView::Segment(e) => e.segment().downcast_ref::<gst::ClockTime>().cloned(),
             _ => None,
@@ -299,15 +324,14 @@ impl Output for SrcOutput {
             self.finish_captions();
         }
         if event.type_() == gst::EventType::StreamStart {
-            self.warned_replaced = false;
-            self.warned_dropped = false;
+            self.captions.new_stream();
         }
         if let Some(segment) = &segment {
             self.ensure_caps();
             self.discont = true;
             self.position = None;
             self.segment_start = segment.start().unwrap_or(gst::ClockTime::ZERO);
-            self.restart_captions();
+            self.captions.restart(self.segment_start);
         }
         self.srcpad.push_event(event);
         if segment.is_some() {
@@ -316,6 +340,7 @@ impl Output for SrcOutput {
     }
 
     fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>) {
+        self.translations.send(|| Item::Eos(seqnum));
         self.ensure_caps();
         // Captions stay on screen to the end of the audio, then the
         // display is finished (drain).
@@ -328,17 +353,18 @@ impl Output for SrcOutput {
     }
 
     fn flushed(&mut self) {
+        self.translations.send(|| Item::Flush);
         self.speaker = None;
         self.discont = true;
         self.position = None;
-        self.restart_captions();
+        self.captions.restart(self.segment_start);
     }
 
     fn resume(&mut self) {
         // A zero-length GAP where the text stands is enough to preroll on,
         // and says nothing new about the stream. (Caption frames go out
         // for every stretch of time the worker passes on instead.)
-        if let (Some(position), Kind::Text) = (self.position, &self.kind) {
+        if let (Some(position), true) = (self.position, self.captions.is_text()) {
             self.srcpad.push_event(
                 gst::event::Gap::builder(position)
                     .duration(gst::ClockTime::ZERO)

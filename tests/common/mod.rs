@@ -7,6 +7,7 @@
 
 pub mod cc608;
 pub mod cc708;
+pub mod chat_double;
 pub mod chromium;
 pub mod http;
 pub mod nginx;
@@ -127,6 +128,7 @@ pub fn feature_args() -> Vec<String> {
         ("local", cfg!(feature = "local")),
         ("download", cfg!(feature = "download")),
         ("vllm", cfg!(feature = "vllm")),
+        ("translate", cfg!(feature = "translate")),
         ("cuda", cfg!(feature = "cuda")),
         ("vulkan", cfg!(feature = "vulkan")),
     ]
@@ -396,6 +398,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("docs/timing.md"),
     doc!("docs/wording.md"),
     doc!("docs/speakers.md"),
+    doc!("docs/translation.md"),
 ];
 
 /// A `gst-launch-1.0` line of the README or a guide, and the file it is in.
@@ -599,4 +602,69 @@ pub fn raw_of(
         .expect("sox");
     assert!(ok.success());
     read_f32le(raw)
+}
+
+/// Calls `f` with each word (a non-empty buffer) that passes `pad`: its
+/// PTS, text and the speaker of the last `rstranscribe/speaker-change`
+/// before it.
+pub fn on_each_spoken_word(
+    pad: &gst::Pad,
+    f: impl Fn(u64, String, Option<String>) + Send + Sync + 'static,
+) {
+    use gst::prelude::*;
+    let speaker = std::sync::Mutex::new(None::<String>);
+    pad.add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
+                    let who = speaker.lock().unwrap().clone();
+                    f(b.pts().unwrap().nseconds(), text_of(b), who);
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let Some(s) = e
+                        .structure()
+                        .filter(|s| s.name() == "rstranscribe/speaker-change")
+                    {
+                        *speaker.lock().unwrap() = s.get::<String>("speaker").ok();
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+}
+
+/// Waits up to 60 s for `pipeline`'s EOS; an ERROR (or none) fails the
+/// test. The pipeline is left as it is (its stats can still be read).
+pub fn expect_eos(pipeline: &gst::Pipeline) {
+    use gst::prelude::*;
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS within 60 s");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+}
+
+/// Links `transcriberbin` in `pipeline` as the transcriberbin tests use
+/// it: the queues `vq` (video) and `aq` (audio) into it, its video out to
+/// `x` (a ccextractor) and its audio out to `aout`.
+pub fn link_transcriberbin(pipeline: &gst::Pipeline, tb: &gst::Element) {
+    use gst::prelude::*;
+    let by = |name: &str| pipeline.by_name(name).unwrap();
+    by("vq")
+        .link_pads(Some("src"), tb, Some("sink_video"))
+        .unwrap();
+    by("aq")
+        .link_pads(Some("src"), tb, Some("sink_audio"))
+        .unwrap();
+    tb.link_pads(Some("src_video"), &by("x"), Some("sink"))
+        .unwrap();
+    tb.link_pads(Some("src_audio"), &by("aout"), Some("sink"))
+        .unwrap();
 }

@@ -1,0 +1,457 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! What one `translate_src_%u` pad outputs: the src pad's words gathered
+//! into units, each translated on the pad's own thread and pushed with the
+//! time of its source words (the first word's start to the last one's
+//! end). The src pad hands its words over and never waits for this.
+//!
+//! With caption caps downstream (CEA-608/708, as on the src pad) each
+//! translation's words go into a caption track on the pad's channel and
+//! service, and frames go out as time passes instead of GAPs.
+//!
+//! Not live, every unit waits for its translation, so a file gives them
+//! all. Live, GAPs keep downstream moving up to the clock's edge (the
+//! pad's latency) while a unit is in flight, and a translation that comes
+//! after that goes out where the pad stands, never earlier.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gst::prelude::*;
+
+use crate::core::report::{Cause, Reporter};
+use crate::core::TimedCue;
+use crate::translation::{
+    ChatClient, Error, History, Language, Unit, UnitBuilder, UnitLimits, Word,
+};
+
+use super::caps::{choose_caps, offered_caps, text_caps};
+use super::caption_output::{CaptionTrack, PackedFrame};
+use super::translate_taps::Item;
+use super::CAT;
+
+/// How many earlier units and their translations go with a request.
+const CONTEXT_UNITS: usize = 3;
+/// A frame at 24000/1001 fps, the slowest caption frame rate.
+const LONGEST_CAPTION_FRAME: gst::ClockTime = gst::ClockTime::from_nseconds(41_708_334);
+/// How often a live pad waiting for a translation moves its GAPs on.
+const LIVE_TICK: Duration = Duration::from_millis(40);
+
+/// One translate pad's counts, for `stats`.
+#[derive(Debug, Default)]
+pub(super) struct PadCounts {
+    pub units: AtomicU64,
+    pub translated: AtomicU64,
+    pub failures: AtomicU64,
+    pub retimed: AtomicU64,
+}
+
+impl PadCounts {
+    pub(super) fn to_structure(&self, pad: &str, language: &str) -> gst::Structure {
+        gst::Structure::builder("translation")
+            .field("pad", pad)
+            .field("language-code", language)
+            .field("units", self.units.load(Ordering::Relaxed))
+            .field("translated", self.translated.load(Ordering::Relaxed))
+            .field("failures", self.failures.load(Ordering::Relaxed))
+            .field("retimed", self.retimed.load(Ordering::Relaxed))
+            .build()
+    }
+}
+
+/// What a translate pad's thread needs.
+pub(super) struct PadTranslator {
+    pub pad: gst::Pad,
+    /// `None`: the pad cannot translate (a WARNING said why); it gets the
+    /// stream's events and GAPs alone.
+    pub language: Option<Language>,
+    pub client: Option<Arc<ChatClient>>,
+    pub limits: UnitLimits,
+    pub counts: Arc<PadCounts>,
+    /// Captions, when downstream takes them; text otherwise.
+    pub captions: CaptionTrack,
+    pub report: Reporter,
+}
+
+/// Starts the pad's thread; its inbox is returned.
+pub(super) fn spawn(translator: PadTranslator) -> std::io::Result<Sender<Item>> {
+    let (sender, inbox) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("voxtralrt-translate".into())
+        .spawn(move || Worker::new(translator).run(inbox))?;
+    Ok(sender)
+}
+
+struct Worker {
+    t: PadTranslator,
+    units: UnitBuilder,
+    history: History,
+    segment: Option<gst::FormattedSegment<gst::ClockTime>>,
+    /// Where what went out last ends.
+    position: Option<gst::ClockTime>,
+    /// Live: the pad's latency (upstream's, the element's, translate-latency).
+    live: Option<Option<gst::ClockTime>>,
+    speaker: Option<String>,
+    discont: bool,
+    /// In a run of re-timed translations, or of failed ones (warned once).
+    retiming: bool,
+    failing: bool,
+}
+
+impl Worker {
+    fn new(t: PadTranslator) -> Worker {
+        Worker {
+            units: UnitBuilder::new(t.limits),
+            t,
+            history: History::new(CONTEXT_UNITS),
+            segment: None,
+            position: None,
+            live: None,
+            speaker: None,
+            discont: true,
+            retiming: false,
+            failing: false,
+        }
+    }
+
+    fn run(mut self, inbox: Receiver<Item>) {
+        while let Ok(item) = inbox.recv() {
+            match item {
+                Item::Word(cue) => self.word(cue),
+                Item::Gap(end) => self.gap(end),
+                Item::Event(event) => self.event(event),
+                Item::Eos(seqnum) => {
+                    if let Some(unit) = self.units.flush() {
+                        self.deliver(unit);
+                    }
+                    let frames = self.t.captions.finish();
+                    self.push_frames(frames);
+                    self.t
+                        .pad
+                        .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
+                }
+                Item::Flush => {
+                    self.units = UnitBuilder::new(self.t.limits);
+                    self.history.clear();
+                    self.position = None;
+                    self.speaker = None;
+                    self.discont = true;
+                }
+            }
+        }
+    }
+
+    fn word(&mut self, cue: TimedCue) {
+        if self.t.language.is_none() || self.t.client.is_none() {
+            self.gap_to(cue.end());
+            return;
+        }
+        let mut word = Word::new(&cue.text, cue.pts.nseconds(), cue.end().nseconds());
+        if let Some(speaker) = &cue.speaker {
+            word = word.by(speaker);
+        }
+        for unit in self.units.push(word) {
+            self.deliver(unit);
+        }
+    }
+
+    fn gap(&mut self, end: gst::ClockTime) {
+        if let Some(unit) = self.units.close_if_due(end.nseconds()) {
+            self.deliver(unit);
+        }
+        // A unit still open starts where the next buffer will.
+        let until = self
+            .units
+            .open()
+            .map_or(end, |u| gst::ClockTime::from_nseconds(u.start_ns));
+        self.gap_to(until);
+    }
+
+    fn event(&mut self, event: gst::Event) {
+        if let gst::EventView::StreamStart(_) = event.view() {
+            self.t.captions.new_stream();
+        }
+        if let gst::EventView::Segment(e) = event.view() {
+            self.segment = e.segment().downcast_ref::<gst::ClockTime>().cloned();
+            self.position = None;
+            self.discont = true;
+            let caps = self.negotiate();
+            self.t.pad.push_event(gst::event::Caps::new(&caps));
+            self.t.pad.push_event(event);
+            self.send_language_tag();
+            self.preroll();
+            return;
+        }
+        self.t.pad.push_event(event);
+    }
+
+    /// A zero-length GAP where the segment starts: downstream prerolls on
+    /// it while the first unit is still being said (the src pad's sink
+    /// holds the pipeline in PAUSED until every sink has).
+    fn preroll(&self) {
+        let start = self.segment_start();
+        self.t.pad.push_event(
+            gst::event::Gap::builder(start)
+                .duration(gst::ClockTime::ZERO)
+                .build(),
+        );
+    }
+
+    /// Text, or captions when downstream takes only those (our
+    /// template's order, as on the src pad), on a grid from the segment's
+    /// start.
+    fn negotiate(&mut self) -> gst::Caps {
+        let start = self.segment_start();
+        let channel = self.t.captions.settings().channel.into();
+        let template = offered_caps(&self.t.pad.pad_template_caps(), channel);
+        let caps = choose_caps(&self.t.pad.peer_query_caps(Some(&template))).unwrap_or_else(|| {
+            self.t.report.warning(
+                Cause::Settings,
+                &format!(
+                    "{}: downstream takes none of {template}; it gets text",
+                    self.t.pad.name()
+                ),
+            );
+            text_caps()
+        });
+        gst::debug!(CAT, obj = self.t.pad, "output caps {caps}");
+        let _ = self.t.captions.set_caps(&caps, start);
+        self.t.captions.restart(start);
+        caps
+    }
+
+    fn segment_start(&self) -> gst::ClockTime {
+        self.segment
+            .as_ref()
+            .and_then(|s| s.start())
+            .unwrap_or(gst::ClockTime::ZERO)
+    }
+
+    fn send_language_tag(&self) {
+        let Some(language) = &self.t.language else {
+            return;
+        };
+        let mut tags = gst::TagList::new();
+        tags.get_mut()
+            .expect("new tag list")
+            .add::<gst::tags::LanguageCode>(&language.tag(), gst::TagMergeMode::Replace);
+        self.t.pad.push_event(gst::event::Tag::new(tags));
+    }
+
+    /// Translates `unit` and sends it, or a GAP over it if no server could.
+    fn deliver(&mut self, unit: Unit) {
+        self.t.counts.units.fetch_add(1, Ordering::Relaxed);
+        let start = gst::ClockTime::from_nseconds(unit.start_ns);
+        self.gap_to(start);
+        match self.translate(&unit) {
+            Ok(text) => {
+                self.failing = false;
+                self.t.counts.translated.fetch_add(1, Ordering::Relaxed);
+                self.history.push(&unit.text, &text);
+                self.push_translation(&unit, text);
+            }
+            Err(e) => {
+                self.t.counts.failures.fetch_add(1, Ordering::Relaxed);
+                if !std::mem::replace(&mut self.failing, true) {
+                    self.t.report.warning(
+                        Cause::Connection,
+                        &format!(
+                            "translation into {} failed: {e}; its captions get a gap for this \
+                             speech (counted in stats as translations' failures)",
+                            self.language_name()
+                        ),
+                    );
+                }
+                self.gap_to(gst::ClockTime::from_nseconds(unit.end_ns));
+            }
+        }
+    }
+
+    /// The request runs on a thread of its own so that, live, GAPs keep
+    /// downstream moving while it is in flight.
+    fn translate(&mut self, unit: &Unit) -> Result<String, Error> {
+        let (Some(client), Some(language)) = (self.t.client.clone(), self.t.language.clone())
+        else {
+            return Err(Error::NoServer { failures: vec![] });
+        };
+        let Some(latency) = self.live_latency() else {
+            return client
+                .translate(&language, &self.history, &unit.text)
+                .map(|t| t.text);
+        };
+        let (history, text) = (self.history.clone(), unit.text.clone());
+        let (send, answer) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("voxtralrt-translate-request".into())
+            .spawn(move || {
+                let _ = send.send(client.translate(&language, &history, &text));
+            })
+            .map_err(|e| Error::Unreachable {
+                server: "(no thread)".into(),
+                detail: e.to_string(),
+            })?;
+        loop {
+            match answer.recv_timeout(LIVE_TICK) {
+                Ok(result) => return result.map(|t| t.text),
+                Err(RecvTimeoutError::Timeout) => self.gap_to_live_edge(latency),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Error::Unreachable {
+                        server: "(request thread)".into(),
+                        detail: "ended without an answer".into(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Live: the pad's latency, asked once the stream runs.
+    fn live_latency(&mut self) -> Option<gst::ClockTime> {
+        if let Some(known) = self.live {
+            return known;
+        }
+        let mut query = gst::query::Latency::new();
+        if !self.t.pad.query(&mut query) {
+            return None;
+        }
+        let (live, min, _) = query.result();
+        let latency = live.then_some(min);
+        self.live = Some(latency);
+        latency
+    }
+
+    /// Live: a GAP up to where the clock has passed the pad's latency.
+    fn gap_to_live_edge(&mut self, latency: gst::ClockTime) {
+        let Some(now) = self.t.report.running_time() else {
+            return;
+        };
+        let Some(edge) = now.checked_sub(latency) else {
+            return;
+        };
+        let edge = self
+            .segment
+            .as_ref()
+            .and_then(|s| s.position_from_running_time(edge))
+            .unwrap_or(edge);
+        self.gap_to(edge);
+    }
+
+    fn push_translation(&mut self, unit: &Unit, text: String) {
+        let start = gst::ClockTime::from_nseconds(unit.start_ns);
+        let end = gst::ClockTime::from_nseconds(unit.end_ns.max(unit.start_ns));
+        let pts = self.place(start);
+        if unit.speaker.is_some() && unit.speaker != self.speaker {
+            self.speaker = unit.speaker.clone();
+            let s = gst::Structure::builder(crate::speakers::SPEAKER_CHANGE_EVENT)
+                .field("speaker", unit.speaker.as_deref().unwrap_or_default())
+                .build();
+            self.t.pad.push_event(gst::event::CustomDownstream::new(s));
+            self.t.captions.speaker_change();
+        }
+        let duration = end.saturating_sub(start);
+        if !self.t.captions.is_text() {
+            self.caption_translation(&text, pts, duration);
+            return;
+        }
+        gst::debug!(CAT, obj = self.t.pad, "translation at {pts}: {text}");
+        self.push_timed(text.into_bytes(), pts, duration);
+    }
+
+    /// Where a translation of speech from `start` goes: there, or where
+    /// the pad stands when it has already passed it (live, late).
+    fn place(&mut self, start: gst::ClockTime) -> gst::ClockTime {
+        // Caption frames go out whole: the one under `start` may end after
+        // it without the translation being late.
+        let slack = if self.t.captions.is_text() {
+            gst::ClockTime::ZERO
+        } else {
+            LONGEST_CAPTION_FRAME
+        };
+        let Some(position) = self.position.filter(|p| *p > start + slack) else {
+            self.retiming = false;
+            return start;
+        };
+        self.t.counts.retimed.fetch_add(1, Ordering::Relaxed);
+        if !std::mem::replace(&mut self.retiming, true) {
+            self.t.report.warning(
+                Cause::Order,
+                &format!(
+                    "a translation into {} came {} ms after its time had passed: it goes out \
+                     where the pad stands; consider increasing translate-latency (counted in \
+                     stats as translations' retimed)",
+                    self.language_name(),
+                    (position - start).mseconds()
+                ),
+            );
+        }
+        position
+    }
+
+    fn language_name(&self) -> String {
+        self.t
+            .language
+            .as_ref()
+            .map_or_else(String::new, ToString::to_string)
+    }
+
+    fn gap_to(&mut self, until: gst::ClockTime) {
+        if self.segment.is_none() {
+            return;
+        }
+        let from = self.position.unwrap_or_else(|| self.segment_start());
+        if until <= from {
+            return;
+        }
+        if !self.t.captions.is_text() {
+            let frames = self.t.captions.frames_until(until);
+            self.push_frames(frames);
+            return;
+        }
+        self.advance_to(until);
+        self.t.pad.push_event(
+            gst::event::Gap::builder(from)
+                .duration(until - from)
+                .build(),
+        );
+    }
+
+    /// A translation as captions: its words spread evenly over its
+    /// source's time, so that long ones roll on as speech would.
+    fn caption_translation(&mut self, text: &str, pts: gst::ClockTime, duration: gst::ClockTime) {
+        let frames = self.t.captions.frames_until(pts);
+        self.push_frames(frames);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let n = words.len().max(1) as u64;
+        let at = |i: u64| pts + duration.mul_div_floor(i, n).unwrap_or(gst::ClockTime::ZERO);
+        for (i, word) in (0u64..).zip(&words) {
+            self.t.captions.push_cue(word, at(i), at(i + 1));
+        }
+    }
+
+    fn push_frames(&mut self, frames: Vec<PackedFrame>) {
+        for frame in frames {
+            self.push_timed(frame.data, frame.pts, frame.duration);
+        }
+    }
+
+    /// One buffer from `pts` for `duration`, DISCONT if it starts a run.
+    fn push_timed(&mut self, data: Vec<u8>, pts: gst::ClockTime, duration: gst::ClockTime) {
+        let mut buffer = gst::Buffer::from_mut_slice(data);
+        {
+            let buffer = buffer.get_mut().expect("new buffer");
+            buffer.set_pts(pts);
+            buffer.set_duration(duration);
+            if std::mem::take(&mut self.discont) {
+                buffer.set_flags(gst::BufferFlags::DISCONT);
+            }
+        }
+        self.advance_to(pts + duration);
+        let _ = self.t.pad.push(buffer);
+    }
+
+    fn advance_to(&mut self, end: gst::ClockTime) {
+        self.position = Some(self.position.map_or(end, |p| p.max(end)));
+    }
+}

@@ -1,0 +1,303 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! `translate_src_%u` pads (issue 38, text output): the transcript's words
+//! gathered into units, translated by a chat server (the double), each
+//! unit one buffer timed from its first word's start to its last word's
+//! end; the src pad's words never wait for it.
+
+#![cfg(all(feature = "local", feature = "translate"))]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::chat_double::{ChatDouble, ChatFaults, SERVED_MODEL};
+use common::{tone_audio, tone_model};
+use gst::prelude::*;
+
+const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
+/// Three runs of words, each after a pause longer than a unit's (700 ms).
+const FRAMES: [usize; 6] = [10, 11, 12, 30, 31, 50];
+const TOTAL_FRAMES: usize = 60;
+
+/// (pts, duration, text) of each buffer through a pad.
+type Buffers = Arc<Mutex<Vec<(u64, u64, String)>>>;
+
+fn record(pad: &gst::Pad) -> Buffers {
+    let got: Buffers = Arc::default();
+    let log = got.clone();
+    pad.add_probe(gst::PadProbeType::BUFFER, move |_, info| {
+        if let Some(b) = info.buffer().filter(|b| b.size() > 0) {
+            let (pts, dur) = (b.pts().unwrap(), b.duration().unwrap());
+            log.lock()
+                .unwrap()
+                .push((pts.nseconds(), dur.nseconds(), common::text_of(b)));
+        }
+        gst::PadProbeReturn::Ok
+    });
+    got
+}
+
+struct Outcome {
+    words: Vec<(u64, u64, String)>,
+    translated: Vec<(u64, u64, String)>,
+    stats: gst::Structure,
+    warnings: Vec<String>,
+}
+
+/// The tone fixture's words through a transcriber with a Spanish
+/// translate pad on `url`.
+fn run(url: &str, language: &str) -> Outcome {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 translate-url={url} \
+         translate-model={SERVED_MODEL} translate_src_0::language-code={language} \
+         ! fakesink name=words sync=false \
+         t.translate_src_0 ! fakesink name=translated sync=false",
+        tone_model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let by_name = |n: &str| pipeline.by_name(n).unwrap();
+    let words = record(&by_name("words").static_pad("sink").unwrap());
+    let translated = record(&by_name("translated").static_pad("sink").unwrap());
+    let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = warnings.clone();
+    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+        if let gst::MessageView::Warning(w) = msg.view() {
+            log.lock().unwrap().push(w.error().to_string());
+        }
+        gst::BusSyncReply::Pass
+    });
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let src = by_name("src");
+    let audio = tone_audio(TOTAL_FRAMES, &FRAMES);
+    let buffer = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
+    let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
+    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::expect_eos(&pipeline);
+    let stats = by_name("t").property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let outcome = Outcome {
+        words: words.lock().unwrap().clone(),
+        translated: translated.lock().unwrap().clone(),
+        stats,
+        warnings: warnings.lock().unwrap().clone(),
+    };
+    outcome
+}
+
+/// The pad's counts in `stats`.
+fn counts(stats: &gst::Structure) -> gst::Structure {
+    let pads = stats.get::<gst::Array>("translations").unwrap();
+    pads.as_slice()[0].get::<gst::Structure>().unwrap()
+}
+
+/// The units the words make: runs split at the pauses.
+fn units(words: &[(u64, u64, String)]) -> Vec<(u64, u64, String)> {
+    let mut units: Vec<(u64, u64, String)> = Vec::new();
+    for (pts, dur, text) in words {
+        match units.last_mut() {
+            Some(u) if pts.saturating_sub(u.1) < 700_000_000 => {
+                u.1 = pts + dur;
+                u.2 = format!("{} {text}", u.2);
+            }
+            _ => units.push((*pts, pts + dur, text.clone())),
+        }
+    }
+    units
+}
+
+#[test]
+fn a_file_gives_one_translated_buffer_per_unit_timed_by_its_words() {
+    let double = ChatDouble::start(ChatFaults::default());
+    let outcome = run(&double.base(), "es");
+    assert_eq!(outcome.words.len(), FRAMES.len(), "{:?}", outcome.words);
+    let expected: Vec<(u64, u64, String)> = units(&outcome.words)
+        .into_iter()
+        .map(|(start, end, text)| (start, end - start, format!("[es] {text}")))
+        .collect();
+    assert_eq!(expected.len(), 3);
+    assert_eq!(outcome.translated, expected);
+    let counts = counts(&outcome.stats);
+    assert_eq!(counts.get::<u64>("translated").unwrap(), 3);
+    assert_eq!(counts.get::<u64>("failures").unwrap(), 0);
+    // One request per unit, its text alone in the user message.
+    let users: Vec<String> = double
+        .bodies()
+        .iter()
+        .map(|b| {
+            let messages = b["messages"].as_array().unwrap();
+            messages.last().unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(users, ["x x x", "x x", "x"]);
+}
+
+#[test]
+fn the_src_pads_words_are_the_same_with_a_slow_or_dead_server() {
+    let plain = run("http://127.0.0.1:9/v1", "es");
+    assert_eq!(plain.words.len(), FRAMES.len());
+    assert!(plain.translated.is_empty(), "{:?}", plain.translated);
+    let counts = counts(&plain.stats);
+    assert_eq!(
+        counts.get::<u64>("failures").unwrap(),
+        3,
+        "every unit failed"
+    );
+    assert!(
+        plain.warnings.iter().any(|w| w.contains("127.0.0.1:9")),
+        "the WARNING names the server: {:?}",
+        plain.warnings
+    );
+    let slow = ChatDouble::start(ChatFaults {
+        delay: Some(Duration::from_millis(300)),
+        ..ChatFaults::default()
+    });
+    let with_slow = run(&slow.base(), "es");
+    assert_eq!(
+        with_slow.words, plain.words,
+        "the same words at the same times"
+    );
+    assert_eq!(with_slow.translated.len(), 3);
+}
+
+#[test]
+fn a_malformed_language_code_is_refused_with_a_warning_naming_it() {
+    let double = ChatDouble::start(ChatFaults::default());
+    let outcome = run(&double.base(), "español");
+    assert_eq!(outcome.words.len(), FRAMES.len());
+    assert!(outcome.translated.is_empty());
+    assert!(
+        outcome.warnings.iter().any(|w| w.contains("español")),
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(double.bodies().is_empty(), "nothing is sent");
+}
+
+#[test]
+fn live_a_translate_pad_answers_latency_with_translate_latency_added() {
+    common::init_plugin();
+    let double = ChatDouble::start(ChatFaults::default());
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 translate-url={} \
+         translate-model={SERVED_MODEL} translate-latency=700 \
+         translate_src_0::language-code=es ! fakesink \
+         t.translate_src_0 ! fakesink",
+        tone_model(),
+        double.base()
+    ))
+    .unwrap();
+    pipeline.set_state(gst::State::Paused).unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let latency = |pad: &str| {
+        let mut q = gst::query::Latency::new();
+        assert!(t.static_pad(pad).unwrap().query(&mut q), "{pad}");
+        q.result()
+    };
+    let (src_live, src_min, _) = latency("src");
+    let (live, min, _) = latency("translate_src_0");
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert!(src_live && live);
+    assert_eq!(min, src_min + gst::ClockTime::from_mseconds(700));
+}
+
+#[test]
+fn live_with_a_slow_server_the_words_are_on_time_and_each_unit_is_translated_in_order() {
+    common::init_plugin();
+    let slow = ChatDouble::start(ChatFaults {
+        delay: Some(Duration::from_millis(300)),
+        ..ChatFaults::default()
+    });
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 overload=queue translate-url={} \
+         translate-model={SERVED_MODEL} translate_src_0::language-code=es \
+         ! fakesink name=words sync=false t.translate_src_0 ! fakesink name=translated sync=false",
+        tone_model(),
+        slow.base()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let by_name = |n: &str| pipeline.by_name(n).unwrap();
+    let words = record(&by_name("words").static_pad("sink").unwrap());
+    let translated = record(&by_name("translated").static_pad("sink").unwrap());
+    let clock = gst::SystemClock::obtain();
+    pipeline.use_clock(Some(&clock));
+    pipeline.set_state(gst::State::Playing).unwrap();
+    common::push_in_real_time(
+        &by_name("src"),
+        &tone_audio(TOTAL_FRAMES, &FRAMES),
+        &clock,
+        || {},
+    );
+    let _ = by_name("src").emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::expect_eos(&pipeline);
+    pipeline.set_state(gst::State::Null).unwrap();
+    let words = words.lock().unwrap().clone();
+    let translated = translated.lock().unwrap().clone();
+    assert_eq!(words.len(), FRAMES.len(), "{words:?}");
+    let units = units(&words);
+    assert_eq!(translated.len(), units.len(), "{translated:?}");
+    for ((pts, _, text), (start, _, source)) in translated.iter().zip(&units) {
+        assert_eq!(text, &format!("[es] {source}"));
+        assert!(
+            *pts >= *start,
+            "never earlier than its words: {translated:?}"
+        );
+    }
+    assert!(
+        translated.windows(2).all(|w| w[0].0 <= w[1].0),
+        "{translated:?}"
+    );
+}
+
+/// docs/translation.md's line, run as written against the double: a file
+/// gives an English SRT and a Spanish one, each Spanish cue a unit's
+/// translation starting at its first English word.
+#[test]
+fn the_guides_line_writes_a_translated_srt_beside_the_transcript() {
+    let double = ChatDouble::start(ChatFaults::default());
+    let line = common::doc_launch_line("translate_src_0::language-code=es")
+        .line
+        .replace("http://127.0.0.1:8080/v1", &double.base())
+        .replace("$TRANSLATE_MODEL", SERVED_MODEL);
+    let dir = common::readme_dir("translation-guide");
+    common::run_readme_line(&line, &dir);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let english = common::readback::srt_cues(&read("sample.en.srt"));
+    let spanish = common::readback::srt_cues(&read("sample.es.srt"));
+    assert!(
+        !english.is_empty() && !spanish.is_empty(),
+        "{english:?} {spanish:?}"
+    );
+    assert_eq!(spanish.len(), double.requests().len(), "one cue per unit");
+    // The double's translation is "[es] " and the unit's words: together,
+    // the units are the transcript, in order, none lost or repeated.
+    let words = |cues: &[(u64, String)], prefix: &str| -> Vec<String> {
+        cues.iter()
+            .flat_map(|(_, t)| t.strip_prefix(prefix).unwrap_or(t).split_whitespace())
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(words(&spanish, "[es] "), words(&english, ""));
+    assert_eq!(
+        spanish[0].0, english[0].0,
+        "the first unit starts with the first word"
+    );
+    assert!(spanish.windows(2).all(|w| w[0].0 < w[1].0), "{spanish:?}");
+}

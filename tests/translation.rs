@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! `translate_src_%u` pads (issue 38, text output): the transcript's words
-//! gathered into units, translated by a chat server (the double), each
+//! gathered into units, translated by a chat server (the double for
+//! content and faults, vLLM for the protocol), each
 //! unit one buffer timed from its first word's start to its last word's
 //! end; the src pad's words never wait for it.
 
@@ -14,8 +15,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::chat_double::{ChatDouble, ChatFaults, SERVED_MODEL};
+use common::vllm::{installed, Server, CHAT_MODEL};
 use common::{tone_audio, tone_model};
 use gst::prelude::*;
+use gstvoxtralrt::translation::{ApiKey, ChatClient, ChatConfig, Error, History, Language};
 
 const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
 /// Three runs of words, each after a pause longer than a unit's (700 ms).
@@ -47,14 +50,19 @@ struct Outcome {
     warnings: Vec<String>,
 }
 
-/// The tone fixture's words through a transcriber with a Spanish
-/// translate pad on `url`.
+/// The tone fixture's words through a transcriber with a translate pad
+/// for `language` on `url` (the double's model).
 fn run(url: &str, language: &str) -> Outcome {
+    run_with(url, &format!("translate-model={SERVED_MODEL}"), language)
+}
+
+/// The same with other translate-* properties (`props`).
+fn run_with(url: &str, props: &str, language: &str) -> Outcome {
     common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=src format=time caps={F32_CAPS} ! \
          voxtralrttranscriber name=t model-path={} threads=1 translate-url={url} \
-         translate-model={SERVED_MODEL} translate_src_0::language-code={language} \
+         {props} translate_src_0::language-code={language} \
          ! fakesink name=words sync=false \
          t.translate_src_0 ! fakesink name=translated sync=false",
         tone_model()
@@ -141,6 +149,58 @@ fn a_file_gives_one_translated_buffer_per_unit_timed_by_its_words() {
     assert_eq!(users, ["x x x", "x x", "x"]);
 }
 
+/// The real chat server of scripts/vllm-server (vLLM, `--api-key`): the
+/// protocol and its faults are vLLM's own; its made weights answer
+/// "hola mundo" to every prompt, so content is the double's to check.
+#[test]
+fn a_real_vllm_chat_server_translates_every_unit_of_a_file() {
+    const KEY: &str = "sk-chat-test";
+    if !installed("a_real_vllm_chat_server_translates_every_unit_of_a_file") {
+        return;
+    }
+    let server = Server::chat(&["--api-key", KEY]);
+    let spanish = Language::parse("es").unwrap();
+    let ask = |model: &str, key: ApiKey, stream: bool| {
+        let config = ChatConfig {
+            stream,
+            key,
+            ..ChatConfig::new(model)
+        };
+        ChatClient::new(&server.base(), config).unwrap().translate(
+            &spanish,
+            &History::new(0),
+            "Good evening.",
+        )
+    };
+    for stream in [true, false] {
+        let answer = ask(CHAT_MODEL, ApiKey::given(KEY), stream);
+        assert_eq!(answer.unwrap().text, "hola mundo", "stream: {stream}");
+    }
+    let unknown = ask("no-such-model", ApiKey::given(KEY), true).unwrap_err();
+    assert!(
+        matches!(&unknown, Error::UnknownModel { model, .. } if model == "no-such-model"),
+        "{unknown:?}"
+    );
+    let refused = ask(CHAT_MODEL, ApiKey::none(), true).unwrap_err();
+    assert!(
+        matches!(refused, Error::Unauthorized { status: 401, .. }),
+        "{refused:?}"
+    );
+
+    let outcome = run_with(
+        &server.base(),
+        &format!("translate-model={CHAT_MODEL} translate-api-key={KEY}"),
+        "es",
+    );
+    let expected: Vec<(u64, u64, String)> = units(&outcome.words)
+        .into_iter()
+        .map(|(start, end, _)| (start, end - start, "hola mundo".to_owned()))
+        .collect();
+    assert_eq!(expected.len(), 3, "{:?}", outcome.words);
+    assert_eq!(outcome.translated, expected, "{}", server.log_text());
+    assert_eq!(counts(&outcome.stats).get::<u64>("failures").unwrap(), 0);
+}
+
 #[test]
 fn the_src_pads_words_are_the_same_with_a_slow_or_dead_server() {
     let plain = run("http://127.0.0.1:9/v1", "es");
@@ -213,6 +273,31 @@ fn live_a_translate_pad_answers_latency_with_translate_latency_added() {
     pipeline.set_state(gst::State::Null).unwrap();
     assert!(src_live && live);
     assert_eq!(min, src_min + gst::ClockTime::from_mseconds(700));
+    assert_eq!(
+        src_min,
+        src_latency_without_translation(),
+        "the src pad's answer does not change with a translate pad"
+    );
+}
+
+/// The src pad's LATENCY answer, live, with no translation at all.
+fn src_latency_without_translation() -> gst::ClockTime {
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! fakesink",
+        tone_model(),
+    ))
+    .unwrap();
+    pipeline.set_state(gst::State::Paused).unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let mut q = gst::query::Latency::new();
+    assert!(t.static_pad("src").unwrap().query(&mut q));
+    pipeline.set_state(gst::State::Null).unwrap();
+    q.result().1
 }
 
 #[test]
@@ -263,6 +348,114 @@ fn live_with_a_slow_server_the_words_are_on_time_and_each_unit_is_translated_in_
     assert!(
         translated.windows(2).all(|w| w[0].0 <= w[1].0),
         "{translated:?}"
+    );
+}
+
+#[test]
+fn live_a_translation_later_than_translate_latency_goes_out_where_the_pad_stands() {
+    // The server takes 1.5 s, translate-latency is 0: every unit's
+    // answer comes after its time. GAPs move the pad on meanwhile; each
+    // late unit goes out at the pad's position, never earlier, counted,
+    // and the run of late ones is warned about once.
+    common::init_plugin();
+    let slow = ChatDouble::start(ChatFaults {
+        delay: Some(Duration::from_millis(1500)),
+        ..ChatFaults::default()
+    });
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 overload=queue translate-url={} \
+         translate-model={SERVED_MODEL} translate-latency=0 translate_src_0::language-code=es \
+         ! fakesink name=words sync=false t.translate_src_0 ! fakesink name=translated sync=false",
+        tone_model(),
+        slow.base()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let by_name = |n: &str| pipeline.by_name(n).unwrap();
+    let words = record(&by_name("words").static_pad("sink").unwrap());
+    let sink_pad = by_name("translated").static_pad("sink").unwrap();
+    let translated = record(&sink_pad);
+    // Each buffer's PTS and each GAP's start, in the order they came.
+    let positions: Arc<Mutex<Vec<(&str, u64)>>> = Arc::default();
+    let log = positions.clone();
+    sink_pad.add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
+                    log.lock()
+                        .unwrap()
+                        .push(("buffer", b.pts().unwrap().nseconds()));
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let gst::EventView::Gap(gap) = e.view() {
+                        log.lock().unwrap().push(("gap", gap.get().0.nseconds()));
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
+    let warned = warnings.clone();
+    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+        if let gst::MessageView::Warning(w) = msg.view() {
+            warned.lock().unwrap().push(w.error().to_string());
+        }
+        gst::BusSyncReply::Pass
+    });
+    let clock = gst::SystemClock::obtain();
+    pipeline.use_clock(Some(&clock));
+    pipeline.set_state(gst::State::Playing).unwrap();
+    common::push_in_real_time(
+        &by_name("src"),
+        &tone_audio(TOTAL_FRAMES, &FRAMES),
+        &clock,
+        || {},
+    );
+    let _ = by_name("src").emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+    common::expect_eos(&pipeline);
+    let stats = by_name("t").property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+
+    let units = units(&words.lock().unwrap());
+    let translated = translated.lock().unwrap().clone();
+    assert_eq!(translated.len(), units.len(), "{translated:?}");
+    let late = translated
+        .iter()
+        .zip(&units)
+        .filter(|((pts, ..), (start, ..))| pts > start)
+        .count();
+    assert_eq!(
+        late,
+        units.len(),
+        "every unit late: {translated:?} {units:?}"
+    );
+    let counts = counts(&stats);
+    assert_eq!(counts.get::<u64>("retimed").unwrap(), late as u64);
+    let late_warnings: Vec<String> = warnings
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains("after its time had passed"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        late_warnings.len(),
+        1,
+        "one run of late units: {late_warnings:?}"
+    );
+    let positions = positions.lock().unwrap().clone();
+    assert!(
+        positions.iter().any(|(kind, _)| *kind == "gap"),
+        "GAPs while a unit is in flight: {positions:?}"
+    );
+    assert!(
+        positions.windows(2).all(|w| w[0].1 <= w[1].1),
+        "the pad's time never goes back: {positions:?}"
     );
 }
 

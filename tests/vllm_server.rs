@@ -14,105 +14,20 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use common::process::Guarded;
 use common::remote::{transcribe, transcribe_paced, Run};
+use common::vllm::{installed, Server};
 
 /// The name scripts/vllm-server serves the tiny checkpoint under.
 const MODEL: &str = "tiny-voxtral-realtime";
 
 /// One server at a time: each takes 4.6 GB and a core.
 static ONE_SERVER: Mutex<()> = Mutex::new(());
-
-fn script() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/vllm-server")
-}
-
-/// Whether the vLLM venv is there; if not, says the test is skipped.
-fn installed(test: &str) -> bool {
-    let ok = Command::new(script())
-        .arg("path")
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("{test}: skipped: no vLLM installation (run scripts/vllm-server install)");
-    }
-    ok
-}
-
-/// A vllm serve process on a port of its own, stopped with its engine
-/// processes on drop.
-struct Server {
-    process: Guarded,
-    port: u16,
-    log: std::path::PathBuf,
-}
-
-impl Server {
-    fn start(port: Option<u16>, args: &[&str]) -> Server {
-        Server::start_with(port, args, &[])
-    }
-
-    /// With `env` for scripts/vllm-server (DELAY_MS: another delay).
-    fn start_with(port: Option<u16>, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let port = port.unwrap_or_else(common::process::unused_tcp_port);
-        let log = common::scratch_dir(&format!("vllm-{port}")).join("server.log");
-        let process = Guarded::spawn(
-            Command::new(script())
-                .arg("run")
-                .args(args)
-                .envs(env.iter().copied())
-                .env("PORT", port.to_string())
-                .stdin(Stdio::null())
-                .stdout(std::fs::File::create(&log).unwrap())
-                .stderr(Stdio::from(
-                    std::fs::File::options().append(true).open(&log).unwrap(),
-                )),
-            "scripts/vllm-server run",
-        );
-        let mut server = Server { process, port, log };
-        server.wait_healthy();
-        server
-    }
-
-    fn url(&self) -> String {
-        format!("ws://127.0.0.1:{}/v1/realtime", self.port)
-    }
-
-    fn wait_healthy(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(300);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.process.child().try_wait() {
-                panic!("vllm serve exited ({status}):\n{}", self.log_text());
-            }
-            if let Ok(mut tcp) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
-                let _ = tcp.write_all(b"GET /health HTTP/1.0\r\n\r\n");
-                let mut answer = String::new();
-                let _ = tcp.read_to_string(&mut answer);
-                if answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200") {
-                    return;
-                }
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        }
-        panic!("vllm serve not healthy after 300 s:\n{}", self.log_text());
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Kills the server and its engine processes at once, as a crash would.
-    fn kill(&mut self) {
-        self.process.kill_now();
-    }
-}
 
 /// The guard behind `Server`: a test that panics while its server runs
 /// still stops that process and the processes it started, not the child

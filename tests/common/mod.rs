@@ -16,6 +16,7 @@ pub mod readback;
 pub mod recognizers;
 pub mod remote;
 pub mod tone_stand_in;
+pub mod vllm;
 pub mod vllm_double;
 
 use std::path::PathBuf;

@@ -612,18 +612,7 @@ fn latency_answer(min_latencies: &[u64], request_pads: bool) -> (bool, gst::Cloc
             ms * 1_000_000
         ));
     }
-    let pipeline = gst::parse::launch(&line).unwrap();
-    pipeline.set_state(gst::State::Paused).unwrap();
-    let t = pipeline
-        .downcast_ref::<gst::Bin>()
-        .unwrap()
-        .by_name("t")
-        .unwrap();
-    let mut q = gst::query::Latency::new();
-    assert!(t.static_pad("src").unwrap().query(&mut q));
-    pipeline.set_state(gst::State::Null).unwrap();
-    let (live, min, _) = q.result();
-    (live, min)
+    common::latency_of_pad(&gst::parse::launch(&line).unwrap(), "src")
 }
 
 #[test]

@@ -46,21 +46,62 @@ fn record(pad: &gst::Pad) -> Buffers {
 struct Outcome {
     words: Vec<(u64, u64, String)>,
     translated: Vec<(u64, u64, String)>,
+    /// On the translate pad, in the order they came: ("buffer", PTS) and
+    /// ("gap", start).
+    timeline: Vec<(&'static str, u64)>,
     stats: gst::Structure,
     warnings: Vec<String>,
 }
 
 /// The tone fixture's words through a transcriber with a translate pad
-/// for `language` on `url` (the double's model).
+/// for `language` on `url` (the double's model), not live.
 fn run(url: &str, language: &str) -> Outcome {
-    run_with(url, &format!("translate-model={SERVED_MODEL}"), language)
+    run_with(
+        url,
+        &format!("translate-model={SERVED_MODEL}"),
+        language,
+        false,
+    )
 }
 
-/// The same with other translate-* properties (`props`).
-fn run_with(url: &str, props: &str, language: &str) -> Outcome {
+/// Live: pushed in real time, `overload=queue` (the words are not the
+/// subject), with `props` for the translation.
+fn run_live(url: &str, props: &str) -> Outcome {
+    let props = format!("overload=queue translate-model={SERVED_MODEL} {props}");
+    run_with(url, &props, "es", true)
+}
+
+/// Records each buffer's PTS and each GAP's start through `pad`.
+fn record_timeline(pad: &gst::Pad) -> Arc<Mutex<Vec<(&'static str, u64)>>> {
+    let timeline: Arc<Mutex<Vec<(&'static str, u64)>>> = Arc::default();
+    let log = timeline.clone();
+    pad.add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
+                    log.lock()
+                        .unwrap()
+                        .push(("buffer", b.pts().unwrap().nseconds()));
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let gst::EventView::Gap(gap) = e.view() {
+                        log.lock().unwrap().push(("gap", gap.get().0.nseconds()));
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    timeline
+}
+
+/// The same with other properties (`props`), live or not.
+fn run_with(url: &str, props: &str, language: &str, live: bool) -> Outcome {
     common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src format=time caps={F32_CAPS} ! \
+        "appsrc name=src is-live={live} format=time caps={F32_CAPS} ! \
          voxtralrttranscriber name=t model-path={} threads=1 translate-url={url} \
          {props} translate_src_0::language-code={language} \
          ! fakesink name=words sync=false \
@@ -72,7 +113,9 @@ fn run_with(url: &str, props: &str, language: &str) -> Outcome {
     .unwrap();
     let by_name = |n: &str| pipeline.by_name(n).unwrap();
     let words = record(&by_name("words").static_pad("sink").unwrap());
-    let translated = record(&by_name("translated").static_pad("sink").unwrap());
+    let translated_pad = by_name("translated").static_pad("sink").unwrap();
+    let translated = record(&translated_pad);
+    let timeline = record_timeline(&translated_pad);
     let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = warnings.clone();
     pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
@@ -81,11 +124,17 @@ fn run_with(url: &str, props: &str, language: &str) -> Outcome {
         }
         gst::BusSyncReply::Pass
     });
+    let clock = gst::SystemClock::obtain();
+    pipeline.use_clock(Some(&clock));
     pipeline.set_state(gst::State::Playing).unwrap();
     let src = by_name("src");
     let audio = tone_audio(TOTAL_FRAMES, &FRAMES);
-    let buffer = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
-    let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
+    if live {
+        common::push_in_real_time(&src, &audio, &clock, || {});
+    } else {
+        let buffer = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
+        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
+    }
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     common::expect_eos(&pipeline);
     let stats = by_name("t").property::<gst::Structure>("stats");
@@ -93,6 +142,7 @@ fn run_with(url: &str, props: &str, language: &str) -> Outcome {
     let outcome = Outcome {
         words: words.lock().unwrap().clone(),
         translated: translated.lock().unwrap().clone(),
+        timeline: timeline.lock().unwrap().clone(),
         stats,
         warnings: warnings.lock().unwrap().clone(),
     };
@@ -191,6 +241,7 @@ fn a_real_vllm_chat_server_translates_every_unit_of_a_file() {
         &server.base(),
         &format!("translate-model={CHAT_MODEL} translate-api-key={KEY}"),
         "es",
+        false,
     );
     let expected: Vec<(u64, u64, String)> = units(&outcome.words)
         .into_iter()
@@ -257,20 +308,8 @@ fn live_a_translate_pad_answers_latency_with_translate_latency_added() {
         double.base()
     ))
     .unwrap();
-    pipeline.set_state(gst::State::Paused).unwrap();
-    let t = pipeline
-        .downcast_ref::<gst::Bin>()
-        .unwrap()
-        .by_name("t")
-        .unwrap();
-    let latency = |pad: &str| {
-        let mut q = gst::query::Latency::new();
-        assert!(t.static_pad(pad).unwrap().query(&mut q), "{pad}");
-        q.result()
-    };
-    let (src_live, src_min, _) = latency("src");
-    let (live, min, _) = latency("translate_src_0");
-    pipeline.set_state(gst::State::Null).unwrap();
+    let (src_live, src_min) = common::latency_of_pad(&pipeline, "src");
+    let (live, min) = common::latency_of_pad(&pipeline, "translate_src_0");
     assert!(src_live && live);
     assert_eq!(min, src_min + gst::ClockTime::from_mseconds(700));
     assert_eq!(
@@ -288,55 +327,14 @@ fn src_latency_without_translation() -> gst::ClockTime {
         tone_model(),
     ))
     .unwrap();
-    pipeline.set_state(gst::State::Paused).unwrap();
-    let t = pipeline
-        .downcast_ref::<gst::Bin>()
-        .unwrap()
-        .by_name("t")
-        .unwrap();
-    let mut q = gst::query::Latency::new();
-    assert!(t.static_pad("src").unwrap().query(&mut q));
-    pipeline.set_state(gst::State::Null).unwrap();
-    q.result().1
+    common::latency_of_pad(&pipeline, "src").1
 }
 
-#[test]
-fn live_with_a_slow_server_the_words_are_on_time_and_each_unit_is_translated_in_order() {
-    common::init_plugin();
-    let slow = ChatDouble::start(ChatFaults {
-        delay: Some(Duration::from_millis(300)),
-        ..ChatFaults::default()
-    });
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 overload=queue translate-url={} \
-         translate-model={SERVED_MODEL} translate_src_0::language-code=es \
-         ! fakesink name=words sync=false t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model(),
-        slow.base()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let by_name = |n: &str| pipeline.by_name(n).unwrap();
-    let words = record(&by_name("words").static_pad("sink").unwrap());
-    let translated = record(&by_name("translated").static_pad("sink").unwrap());
-    let clock = gst::SystemClock::obtain();
-    pipeline.use_clock(Some(&clock));
-    pipeline.set_state(gst::State::Playing).unwrap();
-    common::push_in_real_time(
-        &by_name("src"),
-        &tone_audio(TOTAL_FRAMES, &FRAMES),
-        &clock,
-        || {},
-    );
-    let _ = by_name("src").emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    common::expect_eos(&pipeline);
-    pipeline.set_state(gst::State::Null).unwrap();
-    let words = words.lock().unwrap().clone();
-    let translated = translated.lock().unwrap().clone();
-    assert_eq!(words.len(), FRAMES.len(), "{words:?}");
-    let units = units(&words);
+/// Each unit's translation came, in order, never before its words:
+/// returns the units.
+fn assert_every_unit_translated_in_order(outcome: &Outcome) -> Vec<(u64, u64, String)> {
+    let translated = &outcome.translated;
+    let units = units(&outcome.words);
     assert_eq!(translated.len(), units.len(), "{translated:?}");
     for ((pts, _, text), (start, _, source)) in translated.iter().zip(&units) {
         assert_eq!(text, &format!("[es] {source}"));
@@ -349,6 +347,18 @@ fn live_with_a_slow_server_the_words_are_on_time_and_each_unit_is_translated_in_
         translated.windows(2).all(|w| w[0].0 <= w[1].0),
         "{translated:?}"
     );
+    units
+}
+
+#[test]
+fn live_with_a_slow_server_the_words_are_on_time_and_each_unit_is_translated_in_order() {
+    let slow = ChatDouble::start(ChatFaults {
+        delay: Some(Duration::from_millis(300)),
+        ..ChatFaults::default()
+    });
+    let outcome = run_live(&slow.base(), "");
+    assert_eq!(outcome.words.len(), FRAMES.len(), "{:?}", outcome.words);
+    assert_every_unit_translated_in_order(&outcome);
 }
 
 #[test]
@@ -357,73 +367,13 @@ fn live_a_translation_later_than_translate_latency_goes_out_where_the_pad_stands
     // answer comes after its time. GAPs move the pad on meanwhile; each
     // late unit goes out at the pad's position, never earlier, counted,
     // and the run of late ones is warned about once.
-    common::init_plugin();
     let slow = ChatDouble::start(ChatFaults {
         delay: Some(Duration::from_millis(1500)),
         ..ChatFaults::default()
     });
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 overload=queue translate-url={} \
-         translate-model={SERVED_MODEL} translate-latency=0 translate_src_0::language-code=es \
-         ! fakesink name=words sync=false t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model(),
-        slow.base()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let by_name = |n: &str| pipeline.by_name(n).unwrap();
-    let words = record(&by_name("words").static_pad("sink").unwrap());
-    let sink_pad = by_name("translated").static_pad("sink").unwrap();
-    let translated = record(&sink_pad);
-    // Each buffer's PTS and each GAP's start, in the order they came.
-    let positions: Arc<Mutex<Vec<(&str, u64)>>> = Arc::default();
-    let log = positions.clone();
-    sink_pad.add_probe(
-        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
-        move |_, info| {
-            match &info.data {
-                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
-                    log.lock()
-                        .unwrap()
-                        .push(("buffer", b.pts().unwrap().nseconds()));
-                }
-                Some(gst::PadProbeData::Event(e)) => {
-                    if let gst::EventView::Gap(gap) = e.view() {
-                        log.lock().unwrap().push(("gap", gap.get().0.nseconds()));
-                    }
-                }
-                _ => {}
-            }
-            gst::PadProbeReturn::Ok
-        },
-    );
-    let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
-    let warned = warnings.clone();
-    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
-        if let gst::MessageView::Warning(w) = msg.view() {
-            warned.lock().unwrap().push(w.error().to_string());
-        }
-        gst::BusSyncReply::Pass
-    });
-    let clock = gst::SystemClock::obtain();
-    pipeline.use_clock(Some(&clock));
-    pipeline.set_state(gst::State::Playing).unwrap();
-    common::push_in_real_time(
-        &by_name("src"),
-        &tone_audio(TOTAL_FRAMES, &FRAMES),
-        &clock,
-        || {},
-    );
-    let _ = by_name("src").emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    common::expect_eos(&pipeline);
-    let stats = by_name("t").property::<gst::Structure>("stats");
-    pipeline.set_state(gst::State::Null).unwrap();
-
-    let units = units(&words.lock().unwrap());
-    let translated = translated.lock().unwrap().clone();
-    assert_eq!(translated.len(), units.len(), "{translated:?}");
+    let outcome = run_live(&slow.base(), "translate-latency=0");
+    let units = assert_every_unit_translated_in_order(&outcome);
+    let translated = &outcome.translated;
     let late = translated
         .iter()
         .zip(&units)
@@ -434,28 +384,28 @@ fn live_a_translation_later_than_translate_latency_goes_out_where_the_pad_stands
         units.len(),
         "every unit late: {translated:?} {units:?}"
     );
-    let counts = counts(&stats);
-    assert_eq!(counts.get::<u64>("retimed").unwrap(), late as u64);
-    let late_warnings: Vec<String> = warnings
-        .lock()
-        .unwrap()
+    assert_eq!(
+        counts(&outcome.stats).get::<u64>("retimed").unwrap(),
+        late as u64
+    );
+    let late_warnings: Vec<&String> = outcome
+        .warnings
         .iter()
         .filter(|w| w.contains("after its time had passed"))
-        .cloned()
         .collect();
     assert_eq!(
         late_warnings.len(),
         1,
         "one run of late units: {late_warnings:?}"
     );
-    let positions = positions.lock().unwrap().clone();
+    let timeline = &outcome.timeline;
     assert!(
-        positions.iter().any(|(kind, _)| *kind == "gap"),
-        "GAPs while a unit is in flight: {positions:?}"
+        timeline.iter().any(|(kind, _)| *kind == "gap"),
+        "GAPs while a unit is in flight: {timeline:?}"
     );
     assert!(
-        positions.windows(2).all(|w| w[0].1 <= w[1].1),
-        "the pad's time never goes back: {positions:?}"
+        timeline.windows(2).all(|w| w[0].1 <= w[1].1),
+        "the pad's time never goes back: {timeline:?}"
     );
 }
 

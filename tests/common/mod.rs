@@ -669,3 +669,21 @@ pub fn link_transcriberbin(pipeline: &gst::Pipeline, tb: &gst::Element) {
     tb.link_pads(Some("src_audio"), &by("aout"), Some("sink"))
         .unwrap();
 }
+
+/// The LATENCY answer (live, min) of `pad` of element `t` in `pipeline`,
+/// brought to PAUSED for it and back to NULL.
+pub fn latency_of_pad(pipeline: &gst::Element, pad: &str) -> (bool, gst::ClockTime) {
+    use gst::prelude::*;
+    pipeline.set_state(gst::State::Paused).unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let mut q = gst::query::Latency::new();
+    let answered = t.static_pad(pad).unwrap().query(&mut q);
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert!(answered, "no LATENCY answer on {pad}");
+    let (live, min, _) = q.result();
+    (live, min)
+}

@@ -165,24 +165,13 @@ fn watch_bus(pipeline: &gst::Pipeline) -> (Arc<Mutex<Vec<String>>>, mpsc::Receiv
     (warnings, ended)
 }
 
-fn push(src: &gst::Element, samples: &[f32], pts_ms: u64) {
-    let mut b = gst::Buffer::from_mut_slice(common::to_f32le(samples));
-    let bm = b.get_mut().unwrap();
-    bm.set_pts(gst::ClockTime::from_mseconds(pts_ms));
-    bm.set_duration(gst::ClockTime::from_mseconds(samples.len() as u64 / 16));
-    assert_eq!(
-        src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
-        gst::FlowReturn::Ok
-    );
-}
-
 fn end(src: &gst::Element) {
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
 }
 
 /// Frame `k` of `audio`, stamped at its place.
 fn push_frame(src: &gst::Element, audio: &[f32], k: usize) {
-    push(src, &audio[k * FRAME..(k + 1) * FRAME], 80 * k as u64);
+    common::push_at(src, &audio[k * FRAME..(k + 1) * FRAME], 80 * k as u64);
 }
 
 /// Not live: the first pad's whole stream at once; the second's after the

@@ -87,17 +87,6 @@ fn name_pads(pipeline: &gst::Pipeline, element: &str, names: &[&str]) {
     }
 }
 
-fn push(src: &gst::Element, samples: &[f32], pts_ms: u64) {
-    let mut b = gst::Buffer::from_mut_slice(common::to_f32le(samples));
-    let bm = b.get_mut().unwrap();
-    bm.set_pts(gst::ClockTime::from_mseconds(pts_ms));
-    bm.set_duration(gst::ClockTime::from_mseconds(samples.len() as u64 / 16));
-    assert_eq!(
-        src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
-        gst::FlowReturn::Ok
-    );
-}
-
 /// Each pad's audio in 100 ms buffers, the pads in turn, then EOS on
 /// each; waits for the pipeline's EOS.
 fn run(pipeline: &gst::Pipeline, audio: &[Vec<f32>]) {
@@ -111,7 +100,7 @@ fn run(pipeline: &gst::Pipeline, audio: &[Vec<f32>]) {
             let piece =
                 &samples[(k * 1600).min(samples.len())..((k + 1) * 1600).min(samples.len())];
             if !piece.is_empty() {
-                push(src, piece, 100 * k as u64);
+                common::push_at(src, piece, 100 * k as u64);
             }
         }
     }
@@ -219,7 +208,7 @@ fn a_pad_speaker_names_its_words_and_a_change_while_playing_takes_effect() {
         });
     for k in 0..a.len().div_ceil(1600) {
         for (src, samples) in srcs.iter().zip([&a, &b]) {
-            push(
+            common::push_at(
                 src,
                 &samples[k * 1600..((k + 1) * 1600).min(samples.len())],
                 100 * k as u64,
@@ -298,9 +287,9 @@ fn participants_join_and_leave_while_playing_and_only_the_last_eos_ends_the_stre
             pipeline.remove(&src).unwrap();
         }
         let piece = &host_audio[k * 1600..(k + 1) * 1600];
-        push(&host, piece, 100 * k as u64);
+        common::push_at(&host, piece, 100 * k as u64);
         if let Some((src, _)) = &guest {
-            push(src, &guest_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
+            common::push_at(src, &guest_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
         }
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
@@ -568,11 +557,11 @@ fn with_its_sink_pad_linked_the_sinks_eos_waits_for_every_pad() {
     );
     // The sink pad speaks at once and ends; the request pad later.
     let main_audio = tone_audio(20, &[12, 13]);
-    push(&main, &main_audio, 0);
+    common::push_at(&main, &main_audio, 0);
     let _ = main.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let guest_audio = tone_audio(60, &[40, 41]);
     for (k, piece) in guest_audio.chunks(1600).enumerate() {
-        push(&guest, piece, 100 * k as u64);
+        common::push_at(&guest, piece, 100 * k as u64);
     }
     let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     // At EOS every pad's words are in the file.
@@ -679,7 +668,7 @@ fn with_two_live_pads_and_speech_only_each_word_leaves_within_the_latency() {
         }
         for (src, samples) in srcs.iter().zip(&audio) {
             let piece = &samples[k * common::FRAME..(k + 1) * common::FRAME];
-            push(src, piece, 80 * k as u64);
+            common::push_at(src, piece, 80 * k as u64);
         }
     }
     for src in &srcs {
@@ -722,8 +711,8 @@ fn a_sink_pad_released_while_playing_writes_its_last_words_and_the_other_goes_on
     let host_audio = tone_audio(60, &[25, 26, 56, 57]);
     let guest_audio = tone_audio(20, &[10, 11]);
     for (k, piece) in guest_audio.chunks(1600).enumerate() {
-        push(&guest, piece, 100 * k as u64);
-        push(&host, &host_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
+        common::push_at(&guest, piece, 100 * k as u64);
+        common::push_at(&host, &host_audio[k * 1600..(k + 1) * 1600], 100 * k as u64);
     }
     // The guest's source ends and goes, then its pad: once its EOS is
     // through (appsrc pushes from a thread of its own; a loaded machine may
@@ -741,7 +730,7 @@ fn a_sink_pad_released_while_playing_writes_its_last_words_and_the_other_goes_on
     assert!(s.static_pad("sink_1").is_none());
     for k in 16..host_audio.len().div_ceil(1600) {
         let piece = &host_audio[k * 1600..((k + 1) * 1600).min(host_audio.len())];
-        push(&host, piece, 100 * k as u64);
+        common::push_at(&host, piece, 100 * k as u64);
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     wait_for_eos(&pipeline);
@@ -853,7 +842,7 @@ fn the_sinks_eos_waits_for_a_pad_whose_stream_has_not_begun() {
     );
     // The host's whole stream, words and EOS, before the guest's starts.
     for (k, piece) in tone_audio(20, &[10, 11]).chunks(1600).enumerate() {
-        push(&host, piece, 100 * k as u64);
+        common::push_at(&host, piece, 100 * k as u64);
     }
     let _ = host.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     assert_no_eos_yet(&pipeline, "the guest's pad has brought nothing yet");
@@ -861,7 +850,7 @@ fn the_sinks_eos_waits_for_a_pad_whose_stream_has_not_begun() {
     let written = common::jsonl_words(&std::fs::read_to_string(&path).unwrap_or_default());
     assert!(written.is_empty(), "{written:?}");
     for (k, piece) in tone_audio(20, &[12]).chunks(1600).enumerate() {
-        push(&guest, piece, 100 * k as u64);
+        common::push_at(&guest, piece, 100 * k as u64);
     }
     let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     wait_for_eos(&pipeline);
@@ -883,14 +872,14 @@ fn the_sink_prerolls_once_every_request_pad_has_brought_audio_and_ends_in_playin
         .map(|i| pipeline.by_name(&format!("src{i}")).unwrap())
         .collect();
     let state_after = |wait: u64| pipeline.state(gst::ClockTime::from_mseconds(wait));
-    push(&srcs[0], &tone_audio(20, &[10]), 0);
+    common::push_at(&srcs[0], &tone_audio(20, &[10]), 0);
     let (waiting, _, _) = state_after(500);
     assert_eq!(
         waiting,
         Ok(gst::StateChangeSuccess::Async),
         "one pad has brought audio, the other not yet"
     );
-    push(&srcs[1], &tone_audio(20, &[11]), 0);
+    common::push_at(&srcs[1], &tone_audio(20, &[11]), 0);
     let (prerolled, current, _) = state_after(10_000);
     assert_eq!(prerolled, Ok(gst::StateChangeSuccess::Success));
     assert_eq!(current, gst::State::Paused);

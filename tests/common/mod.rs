@@ -687,3 +687,17 @@ pub fn latency_of_pad(pipeline: &gst::Element, pad: &str) -> (bool, gst::ClockTi
     let (live, min, _) = q.result();
     (live, min)
 }
+
+/// Pushes `samples` (16 kHz) from appsrc `src` at `pts_ms`, with their
+/// duration; the push must be taken.
+pub fn push_at(src: &gst::Element, samples: &[f32], pts_ms: u64) {
+    use gst::prelude::*;
+    let mut b = gst::Buffer::from_mut_slice(to_f32le(samples));
+    let bm = b.get_mut().unwrap();
+    bm.set_pts(gst::ClockTime::from_mseconds(pts_ms));
+    bm.set_duration(gst::ClockTime::from_mseconds(samples.len() as u64 / 16));
+    assert_eq!(
+        src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
+        gst::FlowReturn::Ok
+    );
+}

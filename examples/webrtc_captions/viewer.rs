@@ -142,6 +142,9 @@ pub struct Viewer {
     audio_block: Mutex<Option<(gst::Pad, gst::PadProbeId)>>,
 }
 
+/// How far a viewer may fall behind before its queue drops its frames.
+const VIEWER_LAG: gst::ClockTime = gst::ClockTime::from_seconds(3);
+
 /// A leaky queue: a viewer that cannot keep up loses its own frames
 /// instead of holding back the shared tee.
 fn viewer_queue() -> Result<gst::Element, String> {
@@ -149,9 +152,25 @@ fn viewer_queue() -> Result<gst::Element, String> {
         .property_from_str("leaky", "downstream")
         .property("max-size-buffers", 0u32)
         .property("max-size-bytes", 0u32)
-        .property("max-size-time", 3_000_000_000u64)
+        .property("max-size-time", VIEWER_LAG.nseconds())
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// The queue before `clocksync` holds each buffer for `latency` (the
+/// clocksync waits that long): it gets room for that on top of the
+/// viewer's lag, or with a transcriber `latency` above the lag it dropped
+/// most of the video (2 frames a second with `--latency 4000`).
+fn make_room_before(clocksync: &gst::Element, latency: gst::ClockTime) {
+    // webrtcbin has clocksyncs of its own: only ours follow a queue.
+    let queue = clocksync
+        .static_pad("sink")
+        .and_then(|sink| sink.peer())
+        .and_then(|src| src.parent_element())
+        .filter(|e| e.factory().is_some_and(|f| f.name() == "queue"));
+    if let Some(queue) = queue {
+        queue.set_property("max-size-time", (latency + VIEWER_LAG).nseconds());
+    }
 }
 
 /// The running time of `buffer` on `pad`, from the pad's segment.
@@ -465,8 +484,12 @@ impl Viewer {
             .flatten()
         {
             let mut query = gst::query::Latency::new();
-            if let Some(src) = clocksync.static_pad("src") {
-                src.query(&mut query);
+            let answered = clocksync
+                .static_pad("src")
+                .is_some_and(|src| src.query(&mut query));
+            if answered {
+                let (_, latency, _) = query.result();
+                make_room_before(&clocksync, latency);
             }
         }
     }

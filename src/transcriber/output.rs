@@ -180,15 +180,7 @@ impl SrcOutput {
         pts: gst::ClockTime,
         duration: gst::ClockTime,
     ) -> Result<gst::FlowSuccess, gst::FlowError> {
-        let mut buffer = gst::Buffer::from_mut_slice(data);
-        {
-            let buffer = buffer.get_mut().expect("new buffer");
-            buffer.set_pts(pts);
-            buffer.set_duration(duration);
-            if std::mem::take(&mut self.discont) {
-                buffer.set_flags(gst::BufferFlags::DISCONT);
-            }
-        }
+        let buffer = timed_buffer(data, pts, duration, std::mem::take(&mut self.discont));
         self.advance_to(pts + duration);
         gst::log!(CAT, obj = self.srcpad, "pushing {:?}", buffer);
         let result = self.srcpad.push(buffer);
@@ -372,4 +364,24 @@ impl Output for SrcOutput {
             );
         }
     }
+}
+
+/// A buffer of `data` from `pts` for `duration`, DISCONT when it starts a
+/// run (both the src pad's and the translate pads').
+pub(super) fn timed_buffer(
+    data: Vec<u8>,
+    pts: gst::ClockTime,
+    duration: gst::ClockTime,
+    discont: bool,
+) -> gst::Buffer {
+    let mut buffer = gst::Buffer::from_mut_slice(data);
+    {
+        let buffer = buffer.get_mut().expect("new buffer");
+        buffer.set_pts(pts);
+        buffer.set_duration(duration);
+        if discont {
+            buffer.set_flags(gst::BufferFlags::DISCONT);
+        }
+    }
+    buffer
 }

@@ -30,6 +30,7 @@ use crate::translation::{
 
 use super::caps::{choose_caps, offered_caps, text_caps};
 use super::caption_output::{CaptionTrack, PackedFrame};
+use super::output::timed_buffer;
 use super::translate_taps::Item;
 use super::CAT;
 
@@ -438,15 +439,7 @@ impl Worker {
 
     /// One buffer from `pts` for `duration`, DISCONT if it starts a run.
     fn push_timed(&mut self, data: Vec<u8>, pts: gst::ClockTime, duration: gst::ClockTime) {
-        let mut buffer = gst::Buffer::from_mut_slice(data);
-        {
-            let buffer = buffer.get_mut().expect("new buffer");
-            buffer.set_pts(pts);
-            buffer.set_duration(duration);
-            if std::mem::take(&mut self.discont) {
-                buffer.set_flags(gst::BufferFlags::DISCONT);
-            }
-        }
+        let buffer = timed_buffer(data, pts, duration, std::mem::take(&mut self.discont));
         self.advance_to(pts + duration);
         let _ = self.t.pad.push(buffer);
     }

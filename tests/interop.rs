@@ -446,22 +446,23 @@ impl Trace {
     }
 }
 
-/// Run 40 times beside two busy loops (`sh -c 'while :; do :; done'` x 2
-/// on 2 cores, 2026-12-02): 35 passed, 4 waited 60 s for EOS, 1 had
-/// overload=skip's WARNING (now overload=queue). The hangs: transcriberbin
-/// 0.13.7 links its caption branch only on the first video caps, a word
-/// pushed before that met NOT_LINKED, and our transcriber posted "Internal
-/// data stream error", which transcriberbin takes as a reason to go to
-/// passthrough (keeping the ERROR from the bus), so `cc` never prerolled.
-/// NOT_LINKED is no ERROR now (tests/transcriber.rs,
-/// a_src_pad_linked_late_...): 40 of 40 passed beside two busy loops
-/// (load 3.3-4.3, 2026-12-03). A run that meets passthrough fails at once,
-/// naming it. Held back by seconds (a probe sleeping on the video's
-/// caps), the video caps still hang transcriberbin 0.13.7 itself: its
-/// cea708mux pushes before its output is linked, keeps NOT_LINKED as its
-/// flow, and refuses every caption after the link.
 /// transcriberbin (708 CDP caption meta) around our transcriber, with
 /// live video and tone audio, and what the pads of note carry.
+///
+/// Why runs of these tests waited 60 s for EOS, each found and removed:
+/// - our transcriber posted an ERROR on NOT_LINKED (before transcriberbin's
+///   first video caps), which puts transcriberbin in passthrough (it keeps
+///   the ERROR from the bus): NOT_LINKED is no ERROR now, and a run that
+///   meets passthrough fails at once, naming it;
+/// - transcriberbin's `language-code` set before PLAYING starts 0.13.7's
+///   caption branch before the video caps link it to cccombiner, a race of
+///   about 10 ms that audio won on a busy machine: the language is set on
+///   our element;
+/// - a caption branch that gave its first caps after cccombiner's first
+///   frame left `cc` unprerolled behind `vout`: the video's queue has room.
+///
+/// Since, this file ran 40 times beside two busy loops (2 cores, load
+/// 2.4-2.8, 2026-12-03): 40 of 40 passed, each with all 8 tests.
 struct Tb {
     pipeline: gst::Pipeline,
     ours: gst::Element,
@@ -485,18 +486,27 @@ struct TbEnd {
 impl Tb {
     /// With `translate_url`, transcriberbin's `translation-languages` asks
     /// for Spanish on CC3 and 708 service 2 from that chat server.
-    fn new(translate_url: Option<&str>) -> Tb {
+    /// With `first_output_delay`, our transcriber's first output (and so the
+    /// caption branch's start) is held back that long, as a model slow to
+    /// start on a busy machine would.
+    fn new(translate_url: Option<&str>, first_output_delay: Option<std::time::Duration>) -> Tb {
         init();
         let frames = tone_frames();
         // Live sources and syncing sinks, as in use; ccextractor pushes the
         // caption and the video from one thread, so one branch needs a queue.
+        // The video's queue has no limit: cccombiner sends the frames before
+        // the caption branch's first caps bare, and ccextractor makes its
+        // caption pad only at the first frame with caption meta; with `vout`
+        // prerolled on a bare frame and no room after it, ccextractor's thread
+        // waits there and `cc` never prerolls.
         let pipeline = gst::parse::launch(
             "videotestsrc is-live=true num-buffers=240 pattern=black ! \
                video/x-raw,width=160,height=120,framerate=30000/1001 ! queue name=vq \
              audiotestsrc name=asrc is-live=true num-buffers=100 samplesperbuffer=1280 \
                freq=1000 volume=0.5 ! audio/x-raw,format=F32LE,rate=16000,channels=1 ! \
                queue name=aq \
-             ccextractor name=x ! fakesink name=vout sync=true \
+             ccextractor name=x ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! \
+               fakesink name=vout sync=true \
              x.caption ! queue ! fakesink name=cc sync=true \
              fakesink name=aout sync=true",
         )
@@ -506,9 +516,15 @@ impl Tb {
         // overload=queue: the subject is delivery through transcriberbin; with
         // skip, a model held back by a busy machine for more than the latency
         // skips audio and its words (1 run of 40 beside two busy loops).
+        // The language on our element, not on transcriberbin: 0.13.7 starts
+        // its caption branch when its language-code changes, before the video
+        // caps link that branch to cccombiner; audio that gets there first
+        // makes cea708mux push unlinked, and it refuses every caption after
+        // (transcriberbin_language_code_reaches_our_transcriber).
         let ours = gst::ElementFactory::make("voxtralrttranscriber")
             .property("model-path", tone_model())
             .property("threads", 1u32)
+            .property("language-code", "fr-FR")
             .property_from_str("overload", "queue")
             .build()
             .unwrap();
@@ -543,12 +559,6 @@ impl Tb {
         tb.set_property("transcriber", &ours);
         assert_eq!(tb.property::<gst::Element>("transcriber"), ours);
         pipeline.add(&tb).unwrap();
-        // transcriberbin passes its language-code on to the transcriber.
-        tb.set_property("language-code", "fr-FR");
-        assert_eq!(
-            ours.property::<Option<String>>("language-code").as_deref(),
-            Some("fr-FR")
-        );
         common::link_transcriberbin(&pipeline, &tb);
         let by = |name: &str| pipeline.by_name(name).unwrap();
 
@@ -573,6 +583,9 @@ impl Tb {
                     gst::PadProbeReturn::Ok
                 },
             );
+        }
+        if let Some(delay) = first_output_delay {
+            hold_back_first_output(&ours, delay);
         }
         let words = record(&ours.static_pad("src").unwrap());
         let language = Arc::new(Mutex::new(None::<String>));
@@ -657,18 +670,28 @@ impl Tb {
             min,
         }
     }
+
+    /// [`Tb::run`], which must end in EOS.
+    fn run_to_eos(&self) -> TbEnd {
+        let end = self.run();
+        assert!(
+            matches!(end.msg.view(), gst::MessageView::Eos(_)),
+            "{:?}",
+            end.msg
+        );
+        end
+    }
 }
 
 #[test]
 fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
-    let run = Tb::new(None);
+    let run = Tb::new(None, None);
     let TbEnd {
-        msg,
         warnings,
         live,
         min,
-    } = run.run();
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+        ..
+    } = run.run_to_eos();
     let Tb {
         ours,
         frame_pts,
@@ -748,6 +771,73 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
     );
 }
 
+/// Holds our transcriber's first output (an event or buffer) back for
+/// `delay` on its src pad.
+fn hold_back_first_output(ours: &gst::Element, delay: std::time::Duration) {
+    let first = std::sync::atomic::AtomicBool::new(true);
+    ours.static_pad("src")
+        .unwrap()
+        .add_probe(gst::PadProbeType::DATA_DOWNSTREAM, move |_, _| {
+            if first.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(delay);
+            }
+            gst::PadProbeReturn::Ok
+        });
+}
+
+#[test]
+fn transcriberbin_captions_every_word_when_its_caption_branch_starts_3_s_late() {
+    // Before the video's queue had room, 2 s hung every run: `vout`
+    // prerolled on a bare frame and `cc` never got its pad.
+    let run = Tb::new(None, Some(std::time::Duration::from_secs(3)));
+    let end = run.run_to_eos();
+    let frames = tone_frames();
+    let video = run.video.lock().unwrap();
+    let cdps = run.cdps.lock().unwrap();
+    assert_eq!(video.len(), 240, "every video frame out");
+    // The frames before the caption branch's first caps went out bare.
+    let bare = video.iter().take_while(|v| v.pts < cdps[0].pts).count();
+    assert!(
+        bare > 0,
+        "the first frame carries caption meta: nothing was late"
+    );
+    // The branch starts 3 s late, so the model lags (a WARNING of it is
+    // allowed) and the words come late, but every one reaches the video.
+    let lagged = |w: &String| w.contains("behind the audio, more than the latency");
+    assert!(end.warnings.iter().all(lagged), "{:?}", end.warnings);
+    let OnVideo { cc1, packets, .. } = captions_on_video(&cdps);
+    assert_eq!(cc1.iter().filter(|(_, c)| *c == 'x').count(), frames.len());
+    let service1 = dtvcc_service_data(&packets, 1);
+    let xs = service1.iter().filter(|&&b| b == b'x').count();
+    assert_eq!(xs, frames.len(), "708 service 1 data {service1:02x?}");
+    eprintln!(
+        "caption branch 3 s late: {bare} bare frames first, then {} 'x' in CC1, {xs} in service 1",
+        cc1.len()
+    );
+}
+
+/// transcriberbin passes its `language-code` on to its transcriber (the
+/// playing tests set ours directly: a change in transcriberbin's starts its
+/// caption branch early, see [`Tb`]).
+#[test]
+fn transcriberbin_language_code_reaches_our_transcriber() {
+    init();
+    let ours = gst::ElementFactory::make("voxtralrttranscriber")
+        .property("model-path", tone_model())
+        .build()
+        .unwrap();
+    let tb = gst::ElementFactory::make("transcriberbin")
+        .property_from_str("mux-method", "cea708")
+        .build()
+        .unwrap();
+    tb.set_property("transcriber", &ours);
+    tb.set_property("language-code", "fr-FR");
+    assert_eq!(
+        ours.property::<Option<String>>("language-code").as_deref(),
+        Some("fr-FR")
+    );
+}
+
 /// The caption meta on the video: CC1's and CC3's characters (608 fields 1
 /// and 2, spaces left out) each with its frame's PTS, and the 708 DTVCC
 /// packets.
@@ -788,23 +878,12 @@ fn captions_on_video(cdps: &[Timed]) -> OnVideo {
 /// transcriberbin's `translation-languages` through our translate pads: one
 /// microphone, the transcript on CC1 and 708 service 1, its Spanish (the
 /// chat double's "[es] ..." of each unit) on CC3 and service 2.
-// Passed in a full run on this machine, but in a clean Debian 12 root
-// (scripts/fresh-check, 2026-12-03) `cc` never prerolled within 60 s: no
-// caption left transcriberbin's ccextractor. Not yet known whether that is
-// 0.13.7's cea708mux with late video caps (above) or ours. Run it with
-// `cargo test --test interop -- --ignored`.
 #[cfg(feature = "translate")]
-#[ignore = "hung once in a clean Debian 12 root (cc never prerolled); cause not found"]
 #[test]
 fn transcriberbin_translation_languages_put_spanish_on_cc3_and_service_2() {
     let server = common::chat_double::ChatDouble::start(Default::default());
-    let run = Tb::new(Some(&server.base()));
-    let end = run.run();
-    assert!(
-        matches!(end.msg.view(), gst::MessageView::Eos(_)),
-        "{:?}",
-        end.msg
-    );
+    let run = Tb::new(Some(&server.base()), None);
+    run.run_to_eos();
     let frames = tone_frames();
     let pads: Vec<String> = run
         .ours

@@ -705,9 +705,8 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
     // overload=queue's promise on a machine that holds the model back by
     // more than the latency: a WARNING of the lag, every word all the same
     // (asserted below). Any other WARNING fails.
-    let (lag, others): (Vec<String>, Vec<String>) = warnings
-        .into_iter()
-        .partition(|w| w.contains("behind the audio, more than the latency"));
+    let (lag, others): (Vec<String>, Vec<String>) =
+        warnings.into_iter().partition(|w| is_lag_warning(w));
     assert!(others.is_empty(), "warnings: {others:?}");
     if !lag.is_empty() {
         eprintln!("overload=queue lagged: {lag:?}");
@@ -771,6 +770,12 @@ fn transcriberbin_with_our_transcriber_puts_captions_on_the_video() {
     );
 }
 
+/// overload=queue's WARNING that the model fell behind by more than the
+/// latency (its words all come, late).
+fn is_lag_warning(warning: &str) -> bool {
+    warning.contains("behind the audio, more than the latency")
+}
+
 /// Holds our transcriber's first output (an event or buffer) back for
 /// `delay` on its src pad.
 fn hold_back_first_output(ours: &gst::Element, delay: std::time::Duration) {
@@ -795,6 +800,7 @@ fn transcriberbin_captions_every_word_when_its_caption_branch_starts_3_s_late() 
     let video = run.video.lock().unwrap();
     let cdps = run.cdps.lock().unwrap();
     assert_eq!(video.len(), 240, "every video frame out");
+    let OnVideo { cc1, packets, .. } = captions_on_video(&cdps);
     // The frames before the caption branch's first caps went out bare.
     let bare = video.iter().take_while(|v| v.pts < cdps[0].pts).count();
     assert!(
@@ -803,9 +809,11 @@ fn transcriberbin_captions_every_word_when_its_caption_branch_starts_3_s_late() 
     );
     // The branch starts 3 s late, so the model lags (a WARNING of it is
     // allowed) and the words come late, but every one reaches the video.
-    let lagged = |w: &String| w.contains("behind the audio, more than the latency");
-    assert!(end.warnings.iter().all(lagged), "{:?}", end.warnings);
-    let OnVideo { cc1, packets, .. } = captions_on_video(&cdps);
+    assert!(
+        end.warnings.iter().all(|w| is_lag_warning(w)),
+        "{:?}",
+        end.warnings
+    );
     assert_eq!(cc1.iter().filter(|(_, c)| *c == 'x').count(), frames.len());
     let service1 = dtvcc_service_data(&packets, 1);
     let xs = service1.iter().filter(|&&b| b == b'x').count();

@@ -20,7 +20,7 @@ use gstvoxtralrt::engine::diarize::{DiarizePreset, Diarizer, SpeakerTracker, DIA
 const USAGE: &str = "\
 Measure the cost of Sortformer diarization, live (sliding windows) and offline.
 
-usage: cargo run --release --example diarizer_cost -- --model MODEL [options]
+usage: cargo run --release --features diarize --example diarizer_cost -- --model MODEL [options]
 
   --model PATH       a sortformer GGUF, e.g. the same-shape stand-in written by
                      scripts/make-sortformer-model (random weights)

@@ -5,11 +5,14 @@
 //! transcribe.cpp `sortformer` code path and a tiny synthetic model
 //! (tests/fixtures/sortformer-tiny.gguf, one thread).
 //!
+//! Built with the `diarize` feature only (no element uses the diarizer):
+//! `cargo test --features diarize --test diarize --example diarizer_cost`.
+//!
 //! PLUMBING ONLY: the fixture's weights are random, so these tests check that
 //! runs succeed and give well-formed turns, never which speaker is which.
 //! Speaker accuracy is not measured anywhere in this project (docs/diarizer.md).
 
-#![cfg(feature = "local")]
+#![cfg(feature = "diarize")]
 
 mod common;
 
@@ -202,4 +205,58 @@ fn sliding_windows_with_the_tracker_give_stream_wide_labels() {
         }
         end += hop;
     }
+}
+
+fn example(name: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(common::process::examples_dir().join(name))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn text(output: &std::process::Output) -> String {
+    common::output_text(output)
+}
+
+/// The diarizer cost example (docs/diarizer.md) on the tiny random-weight
+/// fixture: it runs and prints its tables; the figures mean nothing here.
+#[test]
+fn diarizer_cost_prints_its_live_and_offline_tables() {
+    let out = example("diarizer_cost", &["--help"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("cargo run --release --features diarize --example diarizer_cost"));
+    let out = example(
+        "diarizer_cost",
+        &[
+            "--model",
+            "tests/fixtures/sortformer-tiny.gguf",
+            "--threads",
+            "1",
+            "--windows",
+            "4",
+            "--reps",
+            "1",
+            "--offline-secs",
+            "5",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    for row in [
+        "| 1 | low-latency | 4 |",
+        "| 1 | very-high-latency | 4 |",
+        "| 1 | low-latency | 1.04 |",
+    ] {
+        assert!(text(&out).contains(row), "no row {row}: {}", text(&out));
+    }
+    let out = example(
+        "diarizer_cost",
+        &["--model", "/nonexistent/sortformer.gguf"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("/nonexistent/sortformer.gguf"),
+        "{}",
+        text(&out)
+    );
 }

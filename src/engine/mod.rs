@@ -7,6 +7,9 @@
 //! engine is in [`crate::voxtral`].
 
 mod decoder_position;
+// The Sortformer diarizer, measured (docs/diarizer.md) and used by no
+// element: built only with the `diarize` feature.
+#[cfg(feature = "diarize")]
 pub mod diarize;
 mod error;
 mod gguf;

@@ -32,16 +32,16 @@ use super::caps::src_caps;
 use super::caption_output::OutputLosses;
 use super::captions::CaptionSettings;
 use super::output::SrcOutput;
-use super::translate_taps::Taps;
+use super::translate::Taps;
 use super::CAT;
 use crate::participants::{Participants, SpeakerPad};
 
 #[cfg(feature = "translate")]
-use super::translate_pad::TranslatePad;
+use super::translate::TranslatePad;
 #[cfg(feature = "translate")]
-use super::translate_pads::TranslatePads;
+use super::translate::TranslatePads;
 #[cfg(feature = "translate")]
-use super::translate_settings::TranslateSettings;
+use super::translate::TranslateSettings;
 
 pub struct Transcriber {
     sinkpad: SpeakerPad,

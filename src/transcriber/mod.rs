@@ -14,15 +14,7 @@ mod captions;
 mod downstream;
 pub(crate) mod imp;
 mod output;
-#[cfg(feature = "translate")]
-mod translate_output;
-#[cfg(feature = "translate")]
-mod translate_pad;
-#[cfg(feature = "translate")]
-mod translate_pads;
-#[cfg(feature = "translate")]
-mod translate_settings;
-mod translate_taps;
+mod translate;
 
 pub use crate::participants::SpeakerPad;
 pub use captions::{CaptionChannel, CaptionMode};

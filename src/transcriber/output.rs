@@ -14,11 +14,12 @@ use crate::caption;
 use crate::core::report::Reporter;
 use crate::core::{Output, TimedCue};
 use crate::settings::Settings;
+use crate::translation::{UnitBuilder, UnitLimits, Word};
 
 use super::caps::{choose_caps, offered_caps};
 use super::caption_output::{CaptionTrack, OutputLosses, PackedFrame};
 use super::captions::CaptionSettings;
-use super::translate_taps::{Item, Taps};
+use super::translate::{Item, Taps};
 use super::CAT;
 
 /// Delivers the worker's results on the src pad.
@@ -47,6 +48,8 @@ pub(super) struct SrcOutput {
     /// The translate pads' threads: they get everything, and are never
     /// waited for.
     pub(super) translations: Taps,
+    /// The utterance being said: `rstranscribe/final-transcript` ends it.
+    pub(super) utterance: UnitBuilder,
 }
 
 impl SrcOutput {
@@ -74,6 +77,7 @@ impl SrcOutput {
             iso_muxer: None,
             speaker: None,
             translations,
+            utterance: UnitBuilder::new(UnitLimits::utterances()),
         }
     }
 
@@ -232,6 +236,54 @@ impl SrcOutput {
     }
 }
 
+impl SrcOutput {
+    /// Ends the utterance if `cue` starts a new one (a pause, a new
+    /// speaker): before the cue goes out.
+    fn end_utterance_before(&mut self, cue: &TimedCue) {
+        if self.utterance.closes_before(&utterance_word(cue)) {
+            self.end_utterance();
+        }
+    }
+
+    /// Ends the utterance if `cue` ended it (a sentence end): after the
+    /// cue went out.
+    fn end_utterance_with(&mut self, cue: &TimedCue) {
+        if !self.utterance.push(utterance_word(cue)).is_empty() {
+            self.srcpad.push_event(final_transcript_event());
+        }
+    }
+
+    /// Ends the utterance if silence has lasted until `t`.
+    fn end_utterance_by(&mut self, t: gst::ClockTime) {
+        if self.utterance.close_if_due(t.nseconds()).is_some() {
+            self.srcpad.push_event(final_transcript_event());
+        }
+    }
+
+    fn end_utterance(&mut self) {
+        if self.utterance.flush().is_some() {
+            self.srcpad.push_event(final_transcript_event());
+        }
+    }
+}
+
+/// A cue as the utterance tracker sees it.
+fn utterance_word(cue: &TimedCue) -> Word {
+    let word = Word::new(&cue.text, cue.pts.nseconds(), cue.end().nseconds());
+    match &cue.speaker {
+        Some(speaker) => word.by(speaker),
+        None => word,
+    }
+}
+
+/// The end of an utterance (awstranscriber2 and deepgram send it): what
+/// textaccumulate drains on and tttocea608/708 start a new row at.
+pub(super) const FINAL_TRANSCRIPT_EVENT: &str = "rstranscribe/final-transcript";
+
+pub(super) fn final_transcript_event() -> gst::Event {
+    gst::event::CustomDownstream::new(gst::Structure::new_empty(FINAL_TRANSCRIPT_EVENT))
+}
+
 /// What gst-plugins-rs' caption and accumulate elements act on.
 fn speaker_change_event(speaker: &str) -> gst::Event {
     let s = gst::Structure::builder(crate::speakers::SPEAKER_CHANGE_EVENT)
@@ -247,13 +299,16 @@ impl Output for SrcOutput {
         if self.post_messages.load(Ordering::Relaxed) {
             self.report.message(cue.transcript_message());
         }
+        self.end_utterance_before(&cue);
         let new_speaker = self.speaker_changes(&cue);
         if self.captions.is_text() {
             if let Some(speaker) = new_speaker {
                 self.srcpad.push_event(speaker_change_event(speaker));
             }
             gst::debug!(CAT, obj = self.srcpad, "word {:?} at {}", cue.text, cue.pts);
-            return self.push_buffer(cue.text.into_bytes(), cue.pts, cue.duration);
+            let flow = self.push_buffer(cue.text.clone().into_bytes(), cue.pts, cue.duration);
+            self.end_utterance_with(&cue);
+            return flow;
         }
         // Frames before the word cannot change any more; the word starts
         // on the first frame at or after its PTS, and nothing else starts
@@ -264,12 +319,15 @@ impl Output for SrcOutput {
         }
         self.captions
             .push_cue(&cue.text, cue.pts, cue.pts + cue.duration);
-        self.frames_until(cue.pts + cue.duration)
+        let flow = self.frames_until(cue.pts + cue.duration);
+        self.end_utterance_with(&cue);
+        flow
     }
 
     fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, seqnum: Option<gst::Seqnum>) {
         self.translations.send(|| Item::Gap(pts + duration));
         self.check_reconfigure();
+        self.end_utterance_by(pts + duration);
         if !self.captions.is_text() {
             // Nothing is said until the gap's end: the frames up to there
             // go out (with padding), so a muxer or cccombiner never waits.
@@ -313,6 +371,7 @@ impl Output for SrcOutput {
             event.type_(),
             gst::EventType::SegmentDone | gst::EventType::Segment
         ) {
+            self.end_utterance();
             self.finish_captions();
         }
         if event.type_() == gst::EventType::StreamStart {
@@ -334,6 +393,7 @@ impl Output for SrcOutput {
     fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>) {
         self.translations.send(|| Item::Eos(seqnum));
         self.ensure_caps();
+        self.end_utterance();
         // Captions stay on screen to the end of the audio, then the
         // display is finished (drain).
         if let Some(end) = end {
@@ -346,6 +406,7 @@ impl Output for SrcOutput {
 
     fn flushed(&mut self) {
         self.translations.send(|| Item::Flush);
+        self.utterance = UnitBuilder::new(UnitLimits::utterances());
         self.speaker = None;
         self.discont = true;
         self.position = None;

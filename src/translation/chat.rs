@@ -13,7 +13,7 @@
 //! key goes to the listed servers only.
 
 use std::io::BufReader;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ use super::key::ApiKey;
 use super::language::Language;
 use super::prompt::{request_body, History};
 use super::servers::Servers;
-use super::sse::{error_text, read_stream, AnswerFault};
+use super::sse::{error_text, read_stream_with, AnswerFault};
 use super::Error;
 
 /// How requests are made.
@@ -58,11 +58,28 @@ impl ChatConfig {
     }
 }
 
-/// A translation, and the server that gave it (its base URL).
+/// A translation, the server that gave it (its base URL, its place in
+/// the list) and how long it took there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Translation {
     pub text: String,
     pub server: String,
+    pub server_index: usize,
+    pub timing: AnswerTiming,
+}
+
+/// How long an answer took: to its first text, and in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerTiming {
+    pub first: Duration,
+    pub total: Duration,
+}
+
+/// A request's outcome, and the servers that failed it on the way.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub result: Result<Translation, Error>,
+    pub failed: Vec<usize>,
 }
 
 /// The chat servers of one element. Shared by its languages: requests
@@ -103,6 +120,21 @@ impl ChatClient {
         history: &History,
         text: &str,
     ) -> Result<Translation, Error> {
+        self.translate_from(self.servers.order()[0], language, history, text, |_| {})
+            .result
+    }
+
+    /// [`ChatClient::translate`], asking server `first` first, then the
+    /// others in the list's order from there; `first_text` is called with
+    /// the server when an answer's first text comes.
+    pub fn translate_from(
+        &self,
+        first: usize,
+        language: &Language,
+        history: &History,
+        text: &str,
+        first_text: impl Fn(usize),
+    ) -> Attempt {
         let body = request_body(
             &self.config.model,
             language,
@@ -112,24 +144,53 @@ impl ChatClient {
         )
         .to_string();
         let mut failures = Vec::new();
-        for server in self.servers.order() {
-            match self.ask(server, &body) {
-                Ok(text) => {
+        let mut failed = Vec::new();
+        for server in self.servers.order_from(first) {
+            let start = Instant::now();
+            match self.ask(server, &body, || first_text(server)) {
+                Ok((text, first)) => {
                     self.servers.answered(server);
-                    return Ok(Translation {
+                    let translation = Translation {
                         text,
                         server: self.servers.base(server).to_owned(),
-                    });
+                        server_index: server,
+                        timing: AnswerTiming {
+                            first,
+                            total: start.elapsed(),
+                        },
+                    };
+                    return Attempt {
+                        result: Ok(translation),
+                        failed,
+                    };
                 }
-                Err(e) if e.is_retryable() => failures.push(e),
-                Err(e) => return Err(e),
+                Err(e) if e.is_retryable() => {
+                    failures.push(e);
+                    failed.push(server);
+                }
+                Err(e) => {
+                    return Attempt {
+                        result: Err(e),
+                        failed,
+                    }
+                }
             }
         }
-        Err(all_failed(failures))
+        Attempt {
+            result: Err(all_failed(failures)),
+            failed,
+        }
     }
 
-    /// One request to one server.
-    fn ask(&self, server: usize, body: &str) -> Result<String, Error> {
+    /// One request to one server: the answer's text, and how long its
+    /// first text took to come.
+    fn ask(
+        &self,
+        server: usize,
+        body: &str,
+        first_text: impl FnOnce(),
+    ) -> Result<(String, Duration), Error> {
+        let start = Instant::now();
         let base = self.servers.base(server);
         let mut request = self
             .agent
@@ -151,14 +212,15 @@ impl ChatClient {
                 return Err(self.transport_error(base, &transport))
             }
         };
-        let text = read_answer(response).map_err(|fault| self.fault_error(base, fault))?;
+        let (text, first) = read_answer(response, start, first_text)
+            .map_err(|fault| self.fault_error(base, fault))?;
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::Empty {
                 server: base.to_owned(),
             });
         }
-        Ok(text.to_owned())
+        Ok((text.to_owned(), first))
     }
 
     /// An HTTP status other than 2xx, as the error a user can act on.
@@ -236,17 +298,27 @@ fn all_failed(mut failures: Vec<Error>) -> Error {
     Error::NoServer { failures }
 }
 
-/// The text of a 200 answer, streamed or not.
-fn read_answer(response: ureq::Response) -> Result<String, AnswerFault> {
+/// The text of a 200 answer, streamed or not, and how long after `start`
+/// its first text came (a plain answer's: when it was read whole).
+fn read_answer(
+    response: ureq::Response,
+    start: Instant,
+    first_text: impl FnOnce(),
+) -> Result<(String, Duration), AnswerFault> {
     let streamed = response.content_type() == "text/event-stream";
     if streamed {
-        return read_stream(BufReader::new(response.into_reader()));
+        let mut first = None;
+        let text = read_stream_with(BufReader::new(response.into_reader()), || {
+            first = Some(start.elapsed());
+            first_text();
+        })?;
+        return Ok((text, first.unwrap_or_else(|| start.elapsed())));
     }
     let body = response.into_string().map_err(|e| match e.kind() {
         std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => AnswerFault::TimedOut,
         _ => AnswerFault::Cut(format!("the answer broke: {e}")),
     })?;
-    plain_answer(&body)
+    Ok((plain_answer(&body)?, start.elapsed()))
 }
 
 /// `choices[0].message.content` of a whole chat completion.

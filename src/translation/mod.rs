@@ -6,7 +6,9 @@
 //! units, target languages checked and named) and the client (feature
 //! `translate`). Nothing here knows about GStreamer's pads or threads.
 
+pub mod capacity;
 pub mod language;
+pub mod pacing;
 pub mod unit;
 
 #[cfg(feature = "translate")]
@@ -23,12 +25,13 @@ pub mod servers;
 pub mod sse;
 
 #[cfg(feature = "translate")]
-pub use chat::{ChatClient, ChatConfig, Translation};
+pub use chat::{Attempt, ChatClient, ChatConfig, Translation};
 #[cfg(feature = "translate")]
 pub use error::Error;
 #[cfg(feature = "translate")]
 pub use key::ApiKey;
 pub use language::{Language, LanguageError};
+pub use pacing::{PaceLimits, Pacer, Released, Request};
 #[cfg(feature = "translate")]
 pub use prompt::History;
 pub use unit::{Unit, UnitBuilder, UnitLimits, Word};

@@ -6,6 +6,11 @@
 //! pronouns, terms and names stay consistent across units), and the unit's
 //! text, alone, as the user's message. Temperature 0: the same unit
 //! translates the same way, and a caption is no place for creativity.
+//!
+//! Live, a unit is sent before the units just before it are answered: their
+//! source text is context all the same, named in the system message (chat
+//! templates want user and assistant turns to alternate, so it cannot be a
+//! user turn without its answer).
 
 use std::collections::VecDeque;
 
@@ -13,14 +18,17 @@ use serde_json::{json, Value};
 
 use super::language::Language;
 
-/// A unit and the translation it got.
+/// A unit (or a catch-up of several) and the translation it got, if it
+/// came.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exchange {
+    id: u64,
     pub source: String,
-    pub translation: String,
+    pub translation: Option<String>,
 }
 
-/// The latest exchanges of one language, at most a given number.
+/// The latest exchanges of one language, at most a given number, in the
+/// order they were sent.
 #[derive(Debug, Clone, Default)]
 pub struct History {
     max: usize,
@@ -36,7 +44,9 @@ impl History {
         }
     }
 
-    pub fn push(&mut self, source: &str, translation: &str) {
+    /// Request `id` went out with `source`: later requests have it as
+    /// context from now on, translated or not.
+    pub fn sent(&mut self, id: u64, source: &str) {
         if self.max == 0 {
             return;
         }
@@ -44,9 +54,24 @@ impl History {
             self.exchanges.pop_front();
         }
         self.exchanges.push_back(Exchange {
+            id,
             source: source.to_owned(),
-            translation: translation.to_owned(),
+            translation: None,
         });
+    }
+
+    /// Request `id`'s translation came (if it is still among the latest).
+    pub fn answered(&mut self, id: u64, translation: &str) {
+        if let Some(e) = self.exchanges.iter_mut().find(|e| e.id == id) {
+            e.translation = Some(translation.to_owned());
+        }
+    }
+
+    /// A source and its translation, one after the other.
+    pub fn push(&mut self, source: &str, translation: &str) {
+        let id = self.exchanges.back().map_or(0, |e| e.id + 1);
+        self.sent(id, source);
+        self.answered(id, translation);
     }
 
     /// Forgets them all: after a flush, or where the talk starts afresh.
@@ -80,10 +105,24 @@ pub fn request_body(
     text: &str,
     stream: bool,
 ) -> Value {
-    let mut messages = vec![message("system", &system_message(language))];
+    let mut system = system_message(language);
+    let pending: Vec<&str> = history
+        .exchanges()
+        .filter(|e| e.translation.is_none())
+        .map(|e| e.source.as_str())
+        .collect();
+    if !pending.is_empty() {
+        system.push_str(&format!(
+            " For context only, not to translate now, the speech just before: \"{}\"",
+            pending.join(" ")
+        ));
+    }
+    let mut messages = vec![message("system", &system)];
     for exchange in history.exchanges() {
-        messages.push(message("user", &exchange.source));
-        messages.push(message("assistant", &exchange.translation));
+        if let Some(translation) = &exchange.translation {
+            messages.push(message("user", &exchange.source));
+            messages.push(message("assistant", translation));
+        }
     }
     messages.push(message("user", text));
     json!({
@@ -151,6 +190,29 @@ mod tests {
         );
         history.clear();
         assert_eq!(history.exchanges().count(), 0);
+    }
+
+    #[test]
+    fn earlier_units_still_in_flight_are_context_in_the_system_message() {
+        let mut history = History::new(3);
+        history.sent(7, "first part");
+        history.sent(8, "second part");
+        history.answered(7, "primera parte");
+        let body = request_body("m", &spanish(), &history, "third", true);
+        let messages = body["messages"].as_array().unwrap();
+        let system = messages[0]["content"].as_str().unwrap();
+        assert!(
+            system.ends_with("the speech just before: \"second part\""),
+            "{system}"
+        );
+        assert!(!system.contains("first part"));
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["system", "user", "assistant", "user"]);
+        assert_eq!(messages[2]["content"], "primera parte");
+        assert_eq!(messages[3]["content"], "third");
     }
 
     #[test]

@@ -92,6 +92,12 @@ impl Servers {
         (0..n).map(|k| (start + k) % n).collect()
     }
 
+    /// Every server once, from `first`, round the list.
+    pub fn order_from(&self, first: usize) -> Vec<usize> {
+        let n = self.servers.len();
+        (0..n).map(|k| (first + k) % n.max(1)).collect()
+    }
+
     /// `server` answered: the next request starts there.
     pub fn answered(&self, server: usize) {
         self.last_good.store(server, Ordering::Relaxed);

@@ -136,10 +136,25 @@ impl StreamAnswer {
 }
 
 /// Reads a streamed answer to its end: `[DONE]`, or the end of the stream.
-pub fn read_stream(mut reader: impl BufRead) -> Result<String, AnswerFault> {
+pub fn read_stream(reader: impl BufRead) -> Result<String, AnswerFault> {
+    read_stream_with(reader, || {})
+}
+
+/// [`read_stream`], calling `first_text` once, when the answer's first
+/// text comes (how long a server kept a request waiting shows there).
+pub fn read_stream_with(
+    mut reader: impl BufRead,
+    first_text: impl FnOnce(),
+) -> Result<String, AnswerFault> {
     let mut answer = StreamAnswer::default();
     let mut line = Vec::new();
+    let mut first_text = Some(first_text);
     while !answer.is_done() {
+        if !answer.text.is_empty() {
+            if let Some(call) = first_text.take() {
+                call();
+            }
+        }
         line.clear();
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => break,

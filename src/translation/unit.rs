@@ -18,8 +18,12 @@
 //!   first word's start to its last word's end; a word longer than that on
 //!   its own is a unit alone;
 //! - at [`UnitBuilder::flush`] (EOS), or at [`UnitBuilder::close_if_due`]
-//!   once its [`UnitBuilder::deadline`] has passed, so a unit whose speaker
-//!   stopped mid-sentence does not wait for the next word.
+//!   once its [`UnitBuilder::deadline`] has passed (the pause after its
+//!   last word, or the lookahead), so a unit whose speaker stopped
+//!   mid-sentence does not wait for the next word.
+//!
+//! With no lookahead ([`UnitLimits::utterances`]) the units are the
+//! speaker's utterances: what `rstranscribe/final-transcript` ends.
 //!
 //! Words are kept as written (the house's wording is applied upstream) and
 //! joined with one space, as caption lines are. Times are nanoseconds on
@@ -81,6 +85,17 @@ pub const DEFAULT_PAUSE: Duration = Duration::from_millis(700);
 /// awstranscriber's `translate-lookahead` default.
 pub const DEFAULT_LOOKAHEAD: Duration = Duration::from_millis(3000);
 
+impl UnitLimits {
+    /// Utterances: closed by a sentence end, a pause or a speaker change,
+    /// however long.
+    pub fn utterances() -> UnitLimits {
+        UnitLimits {
+            pause: DEFAULT_PAUSE,
+            lookahead: Duration::MAX,
+        }
+    }
+}
+
 impl Default for UnitLimits {
     fn default() -> Self {
         UnitLimits {
@@ -111,7 +126,7 @@ impl UnitBuilder {
         if word.text.trim().is_empty() {
             return closed;
         }
-        if self.open.as_ref().is_some_and(|u| !self.joins(u, &word)) {
+        if self.closes_before(&word) {
             closed.extend(self.flush());
         }
         let ends_unit =
@@ -128,13 +143,23 @@ impl UnitBuilder {
         self.open.take()
     }
 
-    /// When the open unit must be closed even if no word comes: its first
-    /// word's start plus the lookahead. None when no unit is open.
+    /// When the open unit must be closed even if no word comes: the pause
+    /// after its last word, or its first word's start plus the lookahead,
+    /// whichever is first. None when no unit is open.
     pub fn deadline(&self) -> Option<u64> {
         let lookahead = duration_ns(self.limits.lookahead);
-        self.open
-            .as_ref()
-            .map(|u| u.start_ns.saturating_add(lookahead))
+        let pause = duration_ns(self.limits.pause);
+        self.open.as_ref().map(|u| {
+            u.start_ns
+                .saturating_add(lookahead)
+                .min(u.end_ns.saturating_add(pause))
+        })
+    }
+
+    /// Whether `word` closes the open unit before it joins (a pause, a new
+    /// speaker, the lookahead): the unit ends before the word, not with it.
+    pub fn closes_before(&self, word: &Word) -> bool {
+        !word.text.trim().is_empty() && self.open.as_ref().is_some_and(|u| !self.joins(u, word))
     }
 
     /// Closes the open unit if its deadline is at or before `now_ns`.
@@ -323,7 +348,7 @@ mod tests {
     fn the_deadline_is_the_first_words_start_plus_the_lookahead() {
         let mut b = UnitBuilder::new(UnitLimits {
             lookahead: Duration::from_millis(2000),
-            ..UnitLimits::default()
+            pause: Duration::from_secs(10),
         });
         assert_eq!(b.deadline(), None);
         push_all(&mut b, words("and then", 5000));
@@ -332,6 +357,31 @@ mod tests {
         let unit = b.close_if_due(7000 * MS).unwrap();
         assert_eq!(unit.text, "and then");
         assert_eq!(b.deadline(), None);
+    }
+
+    #[test]
+    fn a_unit_closes_once_the_pause_after_its_last_word_has_passed() {
+        let mut b = builder();
+        // "and then": 0-300 and 400-700 ms; no word comes after.
+        push_all(&mut b, words("and then", 0));
+        assert_eq!(b.deadline(), Some(1400 * MS));
+        assert_eq!(b.close_if_due(1399 * MS), None);
+        assert_eq!(b.close_if_due(1400 * MS).unwrap().text, "and then");
+    }
+
+    #[test]
+    fn utterances_have_no_lookahead() {
+        let mut b = UnitBuilder::new(UnitLimits::utterances());
+        let units = push_all(
+            &mut b,
+            words("one two three four five six seven eight nine ten", 0),
+        );
+        assert!(units.is_empty());
+        assert_eq!(b.deadline(), Some((3900 + 700) * MS));
+        let next = Word::new("later", 5000 * MS, 5200 * MS);
+        assert!(b.closes_before(&next));
+        assert!(!b.closes_before(&Word::new("eleven", 4000 * MS, 4200 * MS)));
+        assert!(!b.closes_before(&Word::new(" ", 9000 * MS, 9100 * MS)));
     }
 
     #[test]

@@ -13,12 +13,13 @@
 //! completion. Errors have OpenAI's shape (`{"error": {"message", ...}}`).
 //! It records every request, and stops (its port closed) when dropped.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -47,6 +48,14 @@ pub struct ChatFaults {
     pub answer: Option<String>,
     /// Ends with `finish_reason: length`.
     pub finish_length: bool,
+    /// Streamed answers: the first word comes this long after the request
+    /// gets its slot, the rest at `delay` (as a model streams its tokens);
+    /// unset, all of it at `delay`.
+    pub first_token: Option<Duration>,
+    /// Answers at most this many requests at once (the `delay` each, one
+    /// after the other); the others wait their turn inside it, as on
+    /// llama-cpp-python's server or a `llama-server` with one slot.
+    pub slots: Option<usize>,
 }
 
 /// A request as it came.
@@ -55,11 +64,14 @@ pub struct Recorded {
     pub path: String,
     pub authorization: Option<String>,
     pub body: Value,
+    /// When it came.
+    pub at: Instant,
 }
 
 pub struct ChatDouble {
     port: u16,
     stop: Arc<AtomicBool>,
+    killed: Arc<AtomicBool>,
     requests: Arc<Mutex<Vec<Recorded>>>,
     accept: Option<JoinHandle<()>>,
 }
@@ -69,6 +81,53 @@ struct Shared {
     faults: ChatFaults,
     requests: Arc<Mutex<Vec<Recorded>>>,
     failed: AtomicUsize,
+    /// The requests waiting for a slot (their tickets, in order) and how
+    /// many are being answered.
+    line: Mutex<(VecDeque<u64>, usize)>,
+    turn: Condvar,
+    tickets: AtomicU64,
+    /// [`ChatDouble::kill`]: connections in progress are cut.
+    killed: Arc<AtomicBool>,
+}
+
+impl Shared {
+    /// Waits for a free slot, in turn; what to hand back when answered.
+    fn wait_for_slot(&self) -> Option<SlotGuard<'_>> {
+        let slots = self.faults.slots?;
+        let ticket = self.tickets.fetch_add(1, Ordering::SeqCst);
+        let mut line = self.line.lock().unwrap();
+        line.0.push_back(ticket);
+        while line.0.front() != Some(&ticket) || line.1 >= slots {
+            line = self.turn.wait(line).unwrap();
+        }
+        line.0.pop_front();
+        line.1 += 1;
+        self.turn.notify_all();
+        Some(SlotGuard(self))
+    }
+
+    /// Sleeps `delay`, or less if the double is killed meanwhile: whether
+    /// it still lives.
+    fn sleep_alive(&self, delay: Duration) -> bool {
+        let until = Instant::now() + delay;
+        while Instant::now() < until {
+            if self.killed.load(Ordering::SeqCst) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5).min(until - Instant::now()));
+        }
+        !self.killed.load(Ordering::SeqCst)
+    }
+}
+
+/// A request's slot, freed when its answer is done.
+struct SlotGuard<'a>(&'a Shared);
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        self.0.line.lock().unwrap().1 -= 1;
+        self.0.turn.notify_all();
+    }
 }
 
 impl ChatDouble {
@@ -76,11 +135,16 @@ impl ChatDouble {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
+        let killed = Arc::new(AtomicBool::new(false));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let shared = Arc::new(Shared {
             faults,
             requests: requests.clone(),
             failed: AtomicUsize::new(0),
+            line: Mutex::new((VecDeque::new(), 0)),
+            turn: Condvar::new(),
+            tickets: AtomicU64::new(0),
+            killed: killed.clone(),
         });
         let stopping = stop.clone();
         let accept = std::thread::spawn(move || {
@@ -96,6 +160,7 @@ impl ChatDouble {
         ChatDouble {
             port,
             stop,
+            killed,
             requests,
             accept: Some(accept),
         }
@@ -110,6 +175,22 @@ impl ChatDouble {
         self.requests.lock().unwrap().clone()
     }
 
+    /// Dies as a server does: requests being answered or waiting are cut
+    /// off without an answer, and no connection is taken any more.
+    pub fn kill(&mut self) {
+        self.killed.store(true, Ordering::SeqCst);
+        self.stop_accepting();
+    }
+
+    fn stop_accepting(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop, which then ends and closes the port.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+    }
+
     /// The JSON bodies of the requests, in order.
     pub fn bodies(&self) -> Vec<Value> {
         self.requests().into_iter().map(|r| r.body).collect()
@@ -118,12 +199,7 @@ impl ChatDouble {
 
 impl Drop for ChatDouble {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wakes the accept loop, which then ends and closes the port.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-        if let Some(accept) = self.accept.take() {
-            let _ = accept.join();
-        }
+        self.stop_accepting();
     }
 }
 
@@ -144,6 +220,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
         path: path.clone(),
         authorization: authorization.clone(),
         body: body.clone(),
+        at: Instant::now(),
     });
     let mut conn = conn;
     let faults = &shared.faults;
@@ -174,12 +251,18 @@ fn serve(conn: TcpStream, shared: &Shared) {
             &openai_error(&message, "NotFoundError", 404),
         );
     }
-    if let Some(delay) = faults.delay {
-        std::thread::sleep(delay);
+    let _slot = shared.wait_for_slot();
+    let streamed = body["stream"].as_bool() == Some(true);
+    let delay = faults.delay.unwrap_or_default();
+    let first = faults.first_token.filter(|_| streamed).unwrap_or(delay);
+    if !shared.sleep_alive(first) {
+        let _ = conn.shutdown(Shutdown::Both);
+        return;
     }
     let text = faults.answer.clone().unwrap_or_else(|| translate(&body));
-    if body["stream"].as_bool() == Some(true) {
-        stream_answer(&mut conn, faults, model, &text);
+    if streamed {
+        let rest = delay.saturating_sub(first);
+        stream_answer(&mut conn, shared, model, &text, rest);
     } else {
         let reason = finish_reason(faults);
         respond_json(&mut conn, 200, &completion(model, &text, reason));
@@ -301,7 +384,8 @@ fn reason_phrase(status: u16) -> &'static str {
 }
 
 /// The answer as server-sent events, each in its own HTTP chunk.
-fn stream_answer(conn: &mut TcpStream, faults: &ChatFaults, model: &str, text: &str) {
+fn stream_answer(conn: &mut TcpStream, shared: &Shared, model: &str, text: &str, rest: Duration) {
+    let faults = &shared.faults;
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\
                 Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
     let _ = conn.write_all(head.as_bytes());
@@ -323,6 +407,10 @@ fn stream_answer(conn: &mut TcpStream, faults: &ChatFaults, model: &str, text: &
         }
         send_chunk(conn, &chunk(json!({"content": word}), None));
         if faults.cut_stream && k == 0 {
+            let _ = conn.shutdown(Shutdown::Both);
+            return;
+        }
+        if k == 0 && !shared.sleep_alive(rest) {
             let _ = conn.shutdown(Shutdown::Both);
             return;
         }

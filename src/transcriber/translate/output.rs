@@ -2,18 +2,25 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! What one `translate_src_%u` pad outputs: the src pad's words gathered
-//! into units, each translated on the pad's own thread and pushed with the
-//! time of its source words (the first word's start to the last one's
-//! end). The src pad hands its words over and never waits for this.
+//! into units, each translated and pushed with the time of its source
+//! words (the first word's start to the last one's end), followed by
+//! `rstranscribe/final-transcript`. The src pad hands its words over and
+//! never waits for this.
+//!
+//! A unit's request goes out when the unit closes, beside those in flight,
+//! paced by [`crate::translation::pacing`] (the bound, catch-ups, order)
+//! over the servers' room ([`super::requests`]); translations go out in
+//! unit order.
 //!
 //! With caption caps downstream (CEA-608/708, as on the src pad) each
 //! translation's words go into a caption track on the pad's channel and
 //! service, and frames go out as time passes instead of GAPs.
 //!
-//! Not live, every unit waits for its translation, so a file gives them
-//! all. Live, GAPs keep downstream moving up to the clock's edge (the
-//! pad's latency) while a unit is in flight, and a translation that comes
-//! after that goes out where the pad stands, never earlier.
+//! Not live, units are sent one at a time and every one waits for its
+//! translation, so a file gives them all, the same run after run. Live,
+//! GAPs keep downstream moving up to the clock's edge (the pad's latency)
+//! while units are in flight, and a translation that comes after that goes
+//! out where the pad stands, never earlier.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -25,21 +32,24 @@ use gst::prelude::*;
 use crate::core::report::{Cause, Reporter};
 use crate::core::TimedCue;
 use crate::translation::{
-    ChatClient, Error, History, Language, Unit, UnitBuilder, UnitLimits, Word,
+    Error, History, Language, PaceLimits, Pacer, Released, Request, Unit, UnitBuilder, UnitLimits,
+    Word,
 };
 
-use super::caps::{choose_caps, offered_caps, text_caps};
-use super::caption_output::{CaptionTrack, PackedFrame};
-use super::output::timed_buffer;
-use super::translate_taps::Item;
-use super::CAT;
+use super::requests::{self, Answer, Servers};
+use super::taps::Item;
+use crate::transcriber::caps::{choose_caps, offered_caps, text_caps};
+use crate::transcriber::caption_output::{CaptionTrack, PackedFrame};
+use crate::transcriber::output::{final_transcript_event, timed_buffer};
+use crate::transcriber::CAT;
 
 /// How many earlier units and their translations go with a request.
 const CONTEXT_UNITS: usize = 3;
 /// A frame at 24000/1001 fps, the slowest caption frame rate.
 const LONGEST_CAPTION_FRAME: gst::ClockTime = gst::ClockTime::from_nseconds(41_708_334);
-/// How often a live pad waiting for a translation moves its GAPs on.
-const LIVE_TICK: Duration = Duration::from_millis(40);
+/// How often a pad with units waiting or in flight looks at the clock and
+/// the servers' room.
+const TICK: Duration = Duration::from_millis(40);
 
 /// One translate pad's counts, for `stats`.
 #[derive(Debug, Default)]
@@ -48,17 +58,22 @@ pub(super) struct PadCounts {
     pub translated: AtomicU64,
     pub failures: AtomicU64,
     pub retimed: AtomicU64,
+    pub requests: AtomicU64,
+    pub catch_ups: AtomicU64,
 }
 
 impl PadCounts {
     pub(super) fn to_structure(&self, pad: &str, language: &str) -> gst::Structure {
+        let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
         gst::Structure::builder("translation")
             .field("pad", pad)
             .field("language-code", language)
-            .field("units", self.units.load(Ordering::Relaxed))
-            .field("translated", self.translated.load(Ordering::Relaxed))
-            .field("failures", self.failures.load(Ordering::Relaxed))
-            .field("retimed", self.retimed.load(Ordering::Relaxed))
+            .field("units", count(&self.units))
+            .field("translated", count(&self.translated))
+            .field("failures", count(&self.failures))
+            .field("retimed", count(&self.retimed))
+            .field("requests", count(&self.requests))
+            .field("catch-ups", count(&self.catch_ups))
             .build()
     }
 }
@@ -69,8 +84,11 @@ pub(super) struct PadTranslator {
     /// `None`: the pad cannot translate (a WARNING said why); it gets the
     /// stream's events and GAPs alone.
     pub language: Option<Language>,
-    pub client: Option<Arc<ChatClient>>,
+    pub servers: Option<Arc<Servers>>,
+    /// This pad's place in the line for the servers' slots.
+    pub who: usize,
     pub limits: UnitLimits,
+    pub max_requests: usize,
     pub counts: Arc<PadCounts>,
     /// Captions, when downstream takes them; text otherwise.
     pub captions: CaptionTrack,
@@ -80,16 +98,22 @@ pub(super) struct PadTranslator {
 /// Starts the pad's thread; its inbox is returned.
 pub(super) fn spawn(translator: PadTranslator) -> std::io::Result<Sender<Item>> {
     let (sender, inbox) = mpsc::channel();
+    let (answers_in, answers) = mpsc::channel();
+    let worker = Worker::new(translator, sender.clone(), answers_in);
     std::thread::Builder::new()
         .name("voxtralrt-translate".into())
-        .spawn(move || Worker::new(translator).run(inbox))?;
+        .spawn(move || worker.run(inbox, answers))?;
     Ok(sender)
 }
 
 struct Worker {
     t: PadTranslator,
     units: UnitBuilder,
+    pacer: Pacer<Error>,
     history: History,
+    /// Where requests' answers come back, and how they wake this thread.
+    answers: Sender<Answer>,
+    wake: Sender<Item>,
     segment: Option<gst::FormattedSegment<gst::ClockTime>>,
     /// Where what went out last ends.
     position: Option<gst::ClockTime>,
@@ -97,56 +121,105 @@ struct Worker {
     live: Option<Option<gst::ClockTime>>,
     speaker: Option<String>,
     discont: bool,
+    /// EOS came: it goes out once every unit has.
+    eos: Option<gst::Seqnum>,
     /// In a run of re-timed translations, or of failed ones (warned once).
     retiming: bool,
     failing: bool,
 }
 
 impl Worker {
-    fn new(t: PadTranslator) -> Worker {
+    fn new(t: PadTranslator, wake: Sender<Item>, answers: Sender<Answer>) -> Worker {
         Worker {
             units: UnitBuilder::new(t.limits),
+            pacer: Pacer::new(PaceLimits {
+                max_requests: t.max_requests,
+                merge: false,
+            }),
             t,
             history: History::new(CONTEXT_UNITS),
+            answers,
+            wake,
             segment: None,
             position: None,
             live: None,
             speaker: None,
             discont: true,
+            eos: None,
             retiming: false,
             failing: false,
         }
     }
 
-    fn run(mut self, inbox: Receiver<Item>) {
-        while let Ok(item) = inbox.recv() {
+    fn run(mut self, inbox: Receiver<Item>, answers: Receiver<Answer>) {
+        loop {
+            let item = if self.pacer.is_idle() {
+                inbox.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            } else {
+                inbox.recv_timeout(TICK)
+            };
             match item {
-                Item::Word(cue) => self.word(cue),
-                Item::Gap(end) => self.gap(end),
-                Item::Event(event) => self.event(event),
-                Item::Eos(seqnum) => {
-                    if let Some(unit) = self.units.flush() {
-                        self.deliver(unit);
-                    }
-                    let frames = self.t.captions.finish();
-                    self.push_frames(frames);
-                    self.t
-                        .pad
-                        .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
-                }
-                Item::Flush => {
-                    self.units = UnitBuilder::new(self.t.limits);
-                    self.history.clear();
-                    self.position = None;
-                    self.speaker = None;
-                    self.discont = true;
-                }
+                Ok(item) => self.take(item),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
             }
+            for answer in answers.try_iter() {
+                self.answered(answer);
+            }
+            self.send_due();
+            self.release();
+            self.keep_live_pace();
+            self.end_if_done();
+        }
+        if let Some(servers) = &self.t.servers {
+            servers.leave(self.t.who);
         }
     }
 
+    fn take(&mut self, item: Item) {
+        match item {
+            Item::Word(cue) => self.word(cue),
+            Item::Gap(end) => self.gap(end),
+            Item::Event(event) => self.event(event),
+            Item::Eos(seqnum) => {
+                if let Some(unit) = self.units.flush() {
+                    self.close(unit);
+                }
+                self.eos = Some(seqnum);
+            }
+            Item::Flush => {
+                self.units = UnitBuilder::new(self.t.limits);
+                self.pacer.clear();
+                self.history.clear();
+                self.position = None;
+                self.speaker = None;
+                self.discont = true;
+                self.eos = None;
+                if let Some(servers) = &self.t.servers {
+                    servers.leave(self.t.who);
+                }
+            }
+            Item::Answered => {}
+        }
+    }
+
+    /// EOS goes out after the last unit's translation (or failure).
+    fn end_if_done(&mut self) {
+        if !self.pacer.is_idle() {
+            return;
+        }
+        let Some(seqnum) = self.eos.take() else {
+            return;
+        };
+        let frames = self.t.captions.finish();
+        self.push_frames(frames);
+        self.t
+            .pad
+            .push_event(gst::event::Eos::builder().seqnum(seqnum).build());
+    }
+
     fn word(&mut self, cue: TimedCue) {
-        if self.t.language.is_none() || self.t.client.is_none() {
+        if self.t.language.is_none() || self.t.servers.is_none() {
             self.gap_to(cue.end());
             return;
         }
@@ -155,19 +228,25 @@ impl Worker {
             word = word.by(speaker);
         }
         for unit in self.units.push(word) {
-            self.deliver(unit);
+            self.close(unit);
         }
     }
 
     fn gap(&mut self, end: gst::ClockTime) {
         if let Some(unit) = self.units.close_if_due(end.nseconds()) {
-            self.deliver(unit);
+            self.close(unit);
         }
-        // A unit still open starts where the next buffer will.
-        let until = self
-            .units
-            .open()
-            .map_or(end, |u| gst::ClockTime::from_nseconds(u.start_ns));
+        // A unit still open, or one not out yet, starts where the next
+        // buffer will.
+        let held = [
+            self.units.open().map(|u| u.start_ns),
+            self.pacer.holds_from(),
+        ];
+        let until = held
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(end, |ns| end.min(gst::ClockTime::from_nseconds(ns)));
         self.gap_to(until);
     }
 
@@ -242,20 +321,104 @@ impl Worker {
         self.t.pad.push_event(gst::event::Tag::new(tags));
     }
 
-    /// Translates `unit` and sends it, or a GAP over it if no server could.
-    fn deliver(&mut self, unit: Unit) {
+    /// A unit closed: it is sent as soon as the pacing allows.
+    fn close(&mut self, unit: Unit) {
         self.t.counts.units.fetch_add(1, Ordering::Relaxed);
-        let start = gst::ClockTime::from_nseconds(unit.start_ns);
+        if self.pacer.is_idle() {
+            // Live or not is known once the stream runs; it decides
+            // whether units may go out side by side and merged.
+            let live = self.live_latency().is_some();
+            self.pacer.set_limits(PaceLimits {
+                max_requests: self.t.max_requests,
+                merge: live,
+            });
+        }
+        self.pacer.close(unit);
+    }
+
+    /// Sends what the pacing and the servers' room allow now.
+    fn send_due(&mut self) {
+        let (Some(servers), Some(language)) = (self.t.servers.clone(), self.t.language.clone())
+        else {
+            return;
+        };
+        if self.pacer.waiting() == 0 || self.pacer.room() == 0 {
+            return;
+        }
+        let room = servers.room_for(self.t.who);
+        for request in self.pacer.requests(room) {
+            // What was sent before it, answered or not, is its context.
+            let context = self.history.clone();
+            self.history.sent(request.id, &request.text());
+            self.count_request(&request, &servers);
+            let sent = requests::send(
+                &servers,
+                self.t.who,
+                &language,
+                context,
+                &request,
+                &self.answers,
+                &self.wake,
+            );
+            if !matches!(sent, Ok(true)) {
+                let detail = match sent {
+                    Err(e) => format!("no thread for the request: {e}"),
+                    _ => "no slot on the servers".to_owned(),
+                };
+                self.pacer.answer(
+                    request.id,
+                    Err(Error::Unreachable {
+                        server: "(none)".into(),
+                        detail,
+                    }),
+                );
+            }
+        }
+    }
+
+    fn count_request(&self, request: &Request, servers: &Servers) {
+        self.t.counts.requests.fetch_add(1, Ordering::Relaxed);
+        if request.is_catch_up() {
+            self.t.counts.catch_ups.fetch_add(1, Ordering::Relaxed);
+            gst::debug!(
+                CAT,
+                obj = self.t.pad,
+                "catch-up: {} units in one request (servers' limits {:?})",
+                request.units.len(),
+                servers.limits()
+            );
+        }
+    }
+
+    fn answered(&mut self, answer: Answer) {
+        if let Ok(text) = &answer.result {
+            self.history.answered(answer.id, text);
+        }
+        self.pacer.answer(answer.id, answer.result);
+    }
+
+    /// Pushes the translations (or the failures' GAPs) that may go out, in
+    /// unit order.
+    fn release(&mut self) {
+        for released in self.pacer.release() {
+            self.deliver(released);
+        }
+    }
+
+    fn deliver(&mut self, released: Released<Error>) {
+        let Released { request, outcome } = released;
+        let start = gst::ClockTime::from_nseconds(request.start_ns());
         self.gap_to(start);
-        match self.translate(&unit) {
+        let n = request.units.len() as u64;
+        match outcome {
             Ok(text) => {
                 self.failing = false;
-                self.t.counts.translated.fetch_add(1, Ordering::Relaxed);
-                self.history.push(&unit.text, &text);
-                self.push_translation(&unit, text);
+                self.t.counts.translated.fetch_add(n, Ordering::Relaxed);
+                self.push_translation(&request, text);
+                self.t.pad.push_event(final_transcript_event());
             }
             Err(e) => {
-                self.t.counts.failures.fetch_add(1, Ordering::Relaxed);
+                self.t.counts.failures.fetch_add(n, Ordering::Relaxed);
                 if !std::mem::replace(&mut self.failing, true) {
                     self.t.report.warning(
                         Cause::Connection,
@@ -266,45 +429,22 @@ impl Worker {
                         ),
                     );
                 }
-                self.gap_to(gst::ClockTime::from_nseconds(unit.end_ns));
+                self.gap_to(gst::ClockTime::from_nseconds(request.end_ns()));
             }
         }
     }
 
-    /// The request runs on a thread of its own so that, live, GAPs keep
-    /// downstream moving while it is in flight.
-    fn translate(&mut self, unit: &Unit) -> Result<String, Error> {
-        let (Some(client), Some(language)) = (self.t.client.clone(), self.t.language.clone())
-        else {
-            return Err(Error::NoServer { failures: vec![] });
-        };
-        let Some(latency) = self.live_latency() else {
-            return client
-                .translate(&language, &self.history, &unit.text)
-                .map(|t| t.text);
-        };
-        let (history, text) = (self.history.clone(), unit.text.clone());
-        let (send, answer) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("voxtralrt-translate-request".into())
-            .spawn(move || {
-                let _ = send.send(client.translate(&language, &history, &text));
-            })
-            .map_err(|e| Error::Unreachable {
-                server: "(no thread)".into(),
-                detail: e.to_string(),
-            })?;
-        loop {
-            match answer.recv_timeout(LIVE_TICK) {
-                Ok(result) => return result.map(|t| t.text),
-                Err(RecvTimeoutError::Timeout) => self.gap_to_live_edge(latency),
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Error::Unreachable {
-                        server: "(request thread)".into(),
-                        detail: "ended without an answer".into(),
-                    })
-                }
-            }
+    /// Live, while units wait or are in flight: GAPs up to the clock's
+    /// edge keep downstream moving.
+    fn keep_live_pace(&mut self) {
+        if self.pacer.is_idle() {
+            return;
+        }
+        if let Some(servers) = &self.t.servers {
+            servers.tick();
+        }
+        if let Some(latency) = self.live_latency() {
+            self.gap_to_live_edge(latency);
         }
     }
 
@@ -339,14 +479,15 @@ impl Worker {
         self.gap_to(edge);
     }
 
-    fn push_translation(&mut self, unit: &Unit, text: String) {
-        let start = gst::ClockTime::from_nseconds(unit.start_ns);
-        let end = gst::ClockTime::from_nseconds(unit.end_ns.max(unit.start_ns));
+    fn push_translation(&mut self, request: &Request, text: String) {
+        let start = gst::ClockTime::from_nseconds(request.start_ns());
+        let end = gst::ClockTime::from_nseconds(request.end_ns().max(request.start_ns()));
         let pts = self.place(start);
-        if unit.speaker.is_some() && unit.speaker != self.speaker {
-            self.speaker = unit.speaker.clone();
+        let speaker = request.units.first().and_then(|u| u.speaker.clone());
+        if speaker.is_some() && speaker != self.speaker {
+            self.speaker = speaker;
             let s = gst::Structure::builder(crate::speakers::SPEAKER_CHANGE_EVENT)
-                .field("speaker", unit.speaker.as_deref().unwrap_or_default())
+                .field("speaker", self.speaker.as_deref().unwrap_or_default())
                 .build();
             self.t.pad.push_event(gst::event::CustomDownstream::new(s));
             self.t.captions.speaker_change();

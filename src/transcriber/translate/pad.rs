@@ -12,7 +12,7 @@ use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
-use super::captions::{CaptionChannel, CaptionSettings};
+use crate::transcriber::captions::{CaptionChannel, CaptionSettings};
 
 /// A translation's captions go beside the transcript's (CC1, service 1).
 const DEFAULT_CHANNEL: CaptionChannel = CaptionChannel::Cc3;
@@ -111,7 +111,10 @@ impl TranslatePad {
     }
 
     /// The element's caption settings with this pad's channel and service.
-    pub(super) fn caption_settings(&self, element: &CaptionSettings) -> CaptionSettings {
+    pub(in crate::transcriber) fn caption_settings(
+        &self,
+        element: &CaptionSettings,
+    ) -> CaptionSettings {
         CaptionSettings {
             channel: *self.imp().channel.lock().unwrap(),
             service: *self.imp().service.lock().unwrap(),

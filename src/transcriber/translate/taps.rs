@@ -10,7 +10,7 @@ use crate::core::TimedCue;
 
 /// What the src pad hands to a translate pad, in order.
 #[cfg_attr(not(feature = "translate"), allow(dead_code))]
-pub(super) enum Item {
+pub(in crate::transcriber) enum Item {
     Word(TimedCue),
     /// Nothing is said up to here.
     Gap(gst::ClockTime),
@@ -18,20 +18,22 @@ pub(super) enum Item {
     Event(gst::Event),
     Eos(gst::Seqnum),
     Flush,
+    /// A translation request's answer came (it waits in the pad's answers).
+    Answered,
 }
 
 /// The src pad's side: every translate pad's inbox.
 #[derive(Default)]
-pub(super) struct Taps(Vec<Sender<Item>>);
+pub(in crate::transcriber) struct Taps(Vec<Sender<Item>>);
 
 impl Taps {
     #[cfg_attr(not(feature = "translate"), allow(dead_code))]
-    pub(super) fn add(&mut self, sender: Sender<Item>) {
+    pub(in crate::transcriber) fn add(&mut self, sender: Sender<Item>) {
         self.0.push(sender);
     }
 
     /// Hands `item` to every pad (made once per pad).
-    pub(super) fn send(&self, item: impl Fn() -> Item) {
+    pub(in crate::transcriber) fn send(&self, item: impl Fn() -> Item) {
         for sender in &self.0 {
             let _ = sender.send(item());
         }

@@ -11,6 +11,8 @@ use gst::prelude::*;
 /// unless told otherwise; the same here.
 pub const DEFAULT_TRANSLATE_LATENCY_MS: u32 = 500;
 pub const DEFAULT_TRANSLATE_LOOKAHEAD_MS: u32 = 3000;
+pub const DEFAULT_TRANSLATE_MAX_REQUESTS: u32 =
+    crate::translation::pacing::DEFAULT_MAX_REQUESTS as u32;
 
 #[derive(Debug, Clone)]
 pub struct TranslateSettings {
@@ -22,6 +24,8 @@ pub struct TranslateSettings {
     pub api_key: Option<String>,
     pub latency_ms: u32,
     pub lookahead_ms: u32,
+    /// The most requests of one language in flight at once (live).
+    pub max_requests: u32,
 }
 
 impl Default for TranslateSettings {
@@ -32,6 +36,7 @@ impl Default for TranslateSettings {
             api_key: None,
             latency_ms: DEFAULT_TRANSLATE_LATENCY_MS,
             lookahead_ms: DEFAULT_TRANSLATE_LOOKAHEAD_MS,
+            max_requests: DEFAULT_TRANSLATE_MAX_REQUESTS,
         }
     }
 }
@@ -45,7 +50,7 @@ impl TranslateSettings {
         vec![
             glib::ParamSpecString::builder("translate-url")
                 .nick("Translation servers")
-                .blurb("Base URL of an OpenAI-compatible chat server (vLLM, llama.cpp, Ollama: http://host:8000/v1); several, comma-separated, fail over in order")
+                .blurb("Base URL of an OpenAI-compatible chat server (vLLM, llama.cpp, Ollama: http://host:8000/v1); several, comma-separated, share the requests and fail over to each other")
                 .build(),
             glib::ParamSpecString::builder("translate-model")
                 .nick("Translation model")
@@ -67,6 +72,14 @@ impl TranslateSettings {
                 .blurb("Most ms of speech gathered into one unit to translate (a sentence end, a pause or a speaker change closes one sooner)")
                 .minimum(100)
                 .default_value(DEFAULT_TRANSLATE_LOOKAHEAD_MS)
+                .mutable_ready()
+                .build(),
+            glib::ParamSpecUInt::builder("translate-max-requests")
+                .nick("Translation requests at once")
+                .blurb("Live: the most requests of one language in flight at once, each unit sent as it closes; past that (or past what the servers answer side by side, learnt), the waiting units go out merged in one request")
+                .minimum(1)
+                .maximum(64)
+                .default_value(DEFAULT_TRANSLATE_MAX_REQUESTS)
                 .mutable_ready()
                 .build(),
         ]
@@ -92,6 +105,7 @@ impl TranslateSettings {
             "translate-api-key" => self.api_key = value.get::<Option<String>>().ok().flatten(),
             "translate-latency" => self.latency_ms = value.get().expect("type checked"),
             "translate-lookahead" => self.lookahead_ms = value.get().expect("type checked"),
+            "translate-max-requests" => self.max_requests = value.get().expect("type checked"),
             _ => return false,
         }
         true
@@ -103,6 +117,7 @@ impl TranslateSettings {
             "translate-model" => self.model.to_value(),
             "translate-latency" => self.latency_ms.to_value(),
             "translate-lookahead" => self.lookahead_ms.to_value(),
+            "translate-max-requests" => self.max_requests.to_value(),
             _ => return None,
         })
     }

@@ -16,12 +16,13 @@ use gst::prelude::*;
 use crate::core::report::{Cause, Reporter};
 use crate::translation::{ApiKey, ChatClient, ChatConfig, Language, UnitLimits};
 
-use super::caption_output::{CaptionTrack, OutputLosses};
-use super::captions::CaptionSettings;
-use super::translate_output::{self, PadCounts, PadTranslator};
-use super::translate_pad::TranslatePad;
-use super::translate_settings::TranslateSettings;
-use super::translate_taps::Taps;
+use super::output::{self, PadCounts, PadTranslator};
+use super::pad::TranslatePad;
+use super::requests::Servers;
+use super::settings::TranslateSettings;
+use super::taps::Taps;
+use crate::transcriber::caption_output::{CaptionTrack, OutputLosses};
+use crate::transcriber::captions::CaptionSettings;
 
 struct Entry {
     pad: TranslatePad,
@@ -29,12 +30,12 @@ struct Entry {
 }
 
 #[derive(Default)]
-pub(super) struct TranslatePads {
+pub(in crate::transcriber) struct TranslatePads {
     list: Mutex<Vec<Entry>>,
 }
 
 impl TranslatePads {
-    pub(super) fn add(&self, pad: &TranslatePad) {
+    pub(in crate::transcriber) fn add(&self, pad: &TranslatePad) {
         self.list.lock().unwrap().push(Entry {
             pad: pad.clone(),
             counts: Arc::default(),
@@ -42,20 +43,20 @@ impl TranslatePads {
     }
 
     /// Forgets `pad`; false if it is not one of these.
-    pub(super) fn remove(&self, pad: &gst::Pad) -> bool {
+    pub(in crate::transcriber) fn remove(&self, pad: &gst::Pad) -> bool {
         let mut list = self.list.lock().unwrap();
         let before = list.len();
         list.retain(|e| e.pad.upcast_ref::<gst::Pad>() != pad);
         list.len() != before
     }
 
-    pub(super) fn pads(&self) -> Vec<gst::Pad> {
+    pub(in crate::transcriber) fn pads(&self) -> Vec<gst::Pad> {
         let list = self.list.lock().unwrap();
         list.iter().map(|e| e.pad.clone().upcast()).collect()
     }
 
     /// The lowest free `translate_src_N`.
-    pub(super) fn free_name(&self) -> String {
+    pub(in crate::transcriber) fn free_name(&self) -> String {
         let taken: Vec<String> = self.pads().iter().map(|p| p.name().to_string()).collect();
         (0..)
             .map(|n| format!("translate_src_{n}"))
@@ -64,7 +65,7 @@ impl TranslatePads {
     }
 
     /// READY->PAUSED: a thread per pad; what the src output hands them to.
-    pub(super) fn start(
+    pub(in crate::transcriber) fn start(
         &self,
         element: &gst::Element,
         settings: &TranslateSettings,
@@ -77,17 +78,19 @@ impl TranslatePads {
             return taps;
         }
         let report = Reporter::new(element);
-        let client = client(settings, &report).map(Arc::new);
+        let servers = client(settings, &report).map(|c| Arc::new(Servers::new(c)));
         let limits = UnitLimits {
             lookahead: std::time::Duration::from_millis(u64::from(settings.lookahead_ms)),
             ..UnitLimits::default()
         };
-        for entry in list.iter() {
+        for (who, entry) in list.iter().enumerate() {
             let translator = PadTranslator {
                 pad: entry.pad.clone().upcast(),
                 language: language(&entry.pad, &report),
-                client: client.clone(),
+                servers: servers.clone(),
+                who,
                 limits,
+                max_requests: settings.max_requests as usize,
                 counts: entry.counts.clone(),
                 captions: CaptionTrack::new(
                     entry.pad.caption_settings(captions),
@@ -96,7 +99,7 @@ impl TranslatePads {
                 ),
                 report: report.clone(),
             };
-            match translate_output::spawn(translator) {
+            match output::spawn(translator) {
                 Ok(sender) => taps.add(sender),
                 Err(e) => report.warning(
                     Cause::Settings,
@@ -108,7 +111,7 @@ impl TranslatePads {
     }
 
     /// `translations`: each pad's counts, if there are pads.
-    pub(super) fn add_stats(&self, stats: &mut gst::Structure) {
+    pub(in crate::transcriber) fn add_stats(&self, stats: &mut gst::Structure) {
         let list = self.list.lock().unwrap();
         if list.is_empty() {
             return;

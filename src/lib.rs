@@ -35,6 +35,7 @@ pub mod settings;
 pub mod sink;
 #[doc(hidden)]
 pub mod speakers;
+pub mod subtitles;
 pub mod transcriber;
 #[doc(hidden)]
 pub mod transcript;

@@ -1,0 +1,32 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! Subtitles for delivery: timed words into cues a person can read (the
+//! subtitle styles), and the files they are delivered in. Pure: no pads,
+//! no threads; used by the sink's files and the transcriber's pads.
+
+/// A subtitle: up to a style's number of lines, on screen from `start_ns`
+/// to `end_ns` (media time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cue {
+    /// The lines as shown, top first; never empty.
+    pub lines: Vec<String>,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Who speaks, when a speaker source is in use.
+    pub speaker: Option<String>,
+}
+
+/// A subtitle file format, written cue by cue so that a file cut after any
+/// write is valid: `header` once, then each cue's text, and after the cues
+/// so far the `tail` (what closes the file: TTML's closing tags, SCC's last
+/// erase), written anew after each cue.
+pub trait Format: Send {
+    /// What the file starts with.
+    fn header(&self) -> String;
+    /// The text that `cue` adds (cues come in time order, never
+    /// overlapping).
+    fn cue(&mut self, cue: &Cue) -> String;
+    /// What ends the file after the cues so far.
+    fn tail(&self) -> String;
+}

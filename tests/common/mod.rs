@@ -13,6 +13,7 @@ pub mod http;
 pub mod nginx;
 pub mod process;
 pub mod readback;
+pub mod readers;
 pub mod recognizers;
 pub mod remote;
 pub mod tone_stand_in;

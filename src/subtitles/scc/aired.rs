@@ -8,10 +8,18 @@
 //! A cue has no word times, so its time is shared among its words by their
 //! length, as [`crate::caption::Encoder::push_cue`] does. Unlike the live
 //! path, no word is ever dropped to catch up: a file has no deadline.
+//!
+//! Two additions for file readers: an erase (EDM) on the two frames before
+//! captions start on a clear screen, and the file ends with an erase alone
+//! (no carriage return): ffmpeg's decoder dates a roll-up caption from the
+//! screen's last erase or roll, and writes the last row twice when a
+//! carriage return and an erase come together.
+
+use cea608_types::tables::Control;
 
 use super::timecode::{frame_from, frame_time};
 use super::Burst;
-use crate::caption::cea608::{Track, PADDING};
+use crate::caption::cea608::{Pairs, Track, PADDING};
 use crate::caption::{Channel608, Mode, Timing, DEFAULT_CLEAR_AFTER_MS};
 use crate::subtitles::Cue;
 
@@ -22,9 +30,12 @@ const MAX_FRAMES_PER_CUE: u64 = 100_000;
 /// What the screen shows, frame by frame.
 #[derive(Debug, Clone)]
 pub struct Aired {
+    channel: Channel608,
     track: Track,
     /// The next frame to send.
     frame: u64,
+    /// The last frame that carried something.
+    last_sent: Option<u64>,
 }
 
 impl Aired {
@@ -35,8 +46,10 @@ impl Aired {
             ..Timing::default()
         };
         Self {
+            channel,
             track: Track::new(mode, timing, channel),
             frame: 0,
+            last_sent: None,
         }
     }
 
@@ -53,6 +66,13 @@ impl Aired {
         while self.frame < start {
             self.step(&mut sent);
         }
+        let before = start.checked_sub(2);
+        if let Some(frame) = before.filter(|f| !self.track.has_captions() && self.is_free_from(*f))
+        {
+            // The screen is clear: say so just before the words start.
+            sent.record_all(frame, &self.erase());
+            self.last_sent = Some(frame + 1);
+        }
         self.push_words(cue, turn);
         let limit = self.frame + MAX_FRAMES_PER_CUE;
         while self.track.is_busy() && self.frame < limit {
@@ -61,18 +81,20 @@ impl Aired {
         sent.bursts
     }
 
-    /// What ends a file cut here: the last row committed (a carriage
-    /// return) and the screen erased at the last cue's end.
+    /// What ends a file cut here: the screen erased at the last cue's end,
+    /// or once its words are out.
     pub fn ending(&self, end_ns: u64) -> Vec<Burst> {
-        let mut end = self.clone();
-        end.track.finish_display();
-        end.frame = end.frame.max(frame_from(end_ns));
-        let mut sent = Recorder::default();
-        let limit = end.frame + MAX_FRAMES_PER_CUE;
-        while end.track.is_busy() && end.frame < limit {
-            end.step(&mut sent);
+        if !self.track.has_captions() {
+            return Vec::new();
         }
-        sent.bursts
+        let frame = self.frame.max(frame_from(end_ns));
+        vec![Burst::new(frame, self.erase())]
+    }
+
+    fn erase(&self) -> Vec<[u8; 2]> {
+        let mut pairs = Pairs::for_channel(self.channel);
+        pairs.control(Control::EraseDisplayedMemory);
+        pairs.finish()
     }
 
     fn push_words(&mut self, cue: &Cue, turn: bool) {
@@ -94,9 +116,17 @@ impl Aired {
         }
     }
 
+    /// Whether nothing was sent from `frame` on.
+    fn is_free_from(&self, frame: u64) -> bool {
+        self.last_sent.is_none_or(|last| last < frame)
+    }
+
     fn step(&mut self, sent: &mut Recorder) {
         let pair = self.track.next_pair(frame_time(self.frame));
-        sent.record(self.frame, pair);
+        if pair != PADDING {
+            sent.record(self.frame, pair);
+            self.last_sent = Some(self.frame);
+        }
         self.frame += 1;
     }
 }
@@ -108,10 +138,14 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn record(&mut self, frame: u64, pair: [u8; 2]) {
-        if pair == PADDING {
-            return;
+    /// Pairs from `frame` on, one a frame.
+    fn record_all(&mut self, frame: u64, pairs: &[[u8; 2]]) {
+        for (i, pair) in pairs.iter().enumerate() {
+            self.record(frame + i as u64, *pair);
         }
+    }
+
+    fn record(&mut self, frame: u64, pair: [u8; 2]) {
         match self.bursts.last_mut() {
             Some(last) if last.frame + last.pairs.len() as u64 == frame => last.pairs.push(pair),
             _ => self.bursts.push(Burst::new(frame, vec![pair])),
@@ -124,7 +158,6 @@ mod tests {
     use super::*;
 
     const RU2: [u8; 2] = [0x94, 0x25];
-    const CR: [u8; 2] = [0x94, 0xad];
     const EDM: [u8; 2] = [0x94, 0x2c];
 
     fn cue(text: &str, start_ms: u64, end_ms: u64) -> Cue {
@@ -140,11 +173,13 @@ mod tests {
     fn words_go_out_from_their_cue_start_in_roll_up() {
         let mut aired = Aired::new(Mode::RollUp2, Channel608::Cc1);
         let bursts = aired.cue(&cue("hello there", 2000, 3000), false);
-        assert_eq!(bursts[0].frame, frame_from(2_000_000_000));
-        assert_eq!(&bursts[0].pairs[..2], &[RU2, RU2]);
+        let start = frame_from(2_000_000_000);
+        // An erase on the two frames before, then the mode.
+        assert_eq!(bursts[0].frame, start - 2);
+        assert_eq!(&bursts[0].pairs[..4], &[EDM, EDM, RU2, RU2]);
         let ending = aired.ending(3_000_000_000);
         assert_eq!(ending[0].frame, frame_from(3_000_000_000));
-        assert_eq!(ending[0].pairs, vec![CR, CR, EDM, EDM]);
+        assert_eq!(ending[0].pairs, vec![EDM, EDM]);
     }
 
     #[test]

@@ -51,8 +51,6 @@ const SPLIT_WHEN_LATE_FRAMES: u64 = 2;
 /// The caption on screen, whose erase is still to be sent.
 #[derive(Debug, Clone, Copy)]
 struct Shown {
-    /// The frame its EOC went out on.
-    display: u64,
     /// The frame it should be erased on, when no caption replaces it first.
     erase: u64,
 }
@@ -179,7 +177,6 @@ impl PopOn {
         self.captions += 1;
         self.free = plan.display + CONTROL_FRAMES;
         self.shown = Some(Shown {
-            display: plan.display,
             erase: frame_at(end_ns).max(plan.display + MIN_FRAMES_ON_SCREEN),
         });
         bursts
@@ -239,15 +236,18 @@ impl PopOn {
     }
 
     /// Resume caption loading, erase what non-displayed memory holds, and
-    /// each row after its preamble address (the row, centred).
+    /// each row after its preamble address: the rows as a block, left
+    /// aligned, the block centred (readers see one alignment for all
+    /// rows).
     fn load_pairs(&self, rows: &[Row]) -> Vec<[u8; 2]> {
         let mut pairs = Pairs::for_channel(self.channel);
         pairs.control(Control::ResumeCaptionLoading);
         pairs.control(Control::EraseNonDisplayedMemory);
         let first_row = SCREEN_ROWS.saturating_sub(rows.len() as u8);
+        let widest = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let indent =
+            PreambleType::from_indent(centred_indent(widest)).unwrap_or(PreambleType::Indent0);
         for (i, row) in rows.iter().enumerate() {
-            let indent = PreambleType::from_indent(centred_indent(row.len()))
-                .unwrap_or(PreambleType::Indent0);
             let pac = PreambleAddressCode::new(first_row + i as u8, false, indent);
             pairs.control(Control::PreambleAddress(pac));
             for glyph in row {
@@ -287,13 +287,6 @@ fn share<'a>(
         before += length;
     }
     out
-}
-
-impl PopOn {
-    #[cfg(test)]
-    fn displayed_since(&self) -> Option<u64> {
-        self.shown.map(|s| s.display)
-    }
 }
 
 #[cfg(test)]
@@ -383,7 +376,6 @@ mod tests {
         assert_eq!(find(&bursts, EDM), None);
         assert_eq!(shown, 32 + bursts[0].pairs.len() as u64);
         assert_eq!(pop.max_late_frames(), shown - 57);
-        assert_eq!(pop.displayed_since(), Some(shown));
     }
 
     #[test]

@@ -58,9 +58,9 @@ pub fn lay_out(lines: &[String], prefix: &str) -> Rows {
     out
 }
 
-/// The column a row of `width` starts at to be centred, rounded down to
-/// the 4-column steps a preamble address can indent by (a tab offset
-/// would cost two more frames a row).
+/// The column a block of rows `width` wide starts at to be centred,
+/// rounded down to the 4-column steps a preamble address can indent by (a
+/// tab offset would cost two more frames a row).
 pub fn centred_indent(width: usize) -> u8 {
     let column = COLUMNS.saturating_sub(width) / 2;
     (column / 4 * 4) as u8
@@ -73,8 +73,9 @@ fn space() -> Glyph608 {
     }
 }
 
-/// The characters a row shows (for tests and counts).
-pub fn row_text(row: &Row) -> String {
+/// The characters a row shows.
+#[cfg(test)]
+fn row_text(row: &Row) -> String {
     row.iter().filter_map(|g| g.code.char()).collect()
 }
 

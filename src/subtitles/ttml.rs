@@ -90,9 +90,9 @@ impl Ttml {
             }
             Profile::EbuTtD => tt.push_str(" xmlns:ebuttm=\"urn:ebu:tt:metadata\""),
         }
-        let _ = write!(
+        let _ = writeln!(
             tt,
-            " ttp:timeBase=\"media\" ttp:cellResolution=\"32 15\" xml:lang=\"{}\">\n",
+            " ttp:timeBase=\"media\" ttp:cellResolution=\"32 15\" xml:lang=\"{}\">",
             self.language
         );
         tt

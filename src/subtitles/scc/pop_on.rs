@@ -378,6 +378,65 @@ mod tests {
         assert_eq!(pop.max_late_frames(), shown - 57);
     }
 
+    /// Cue lists of every shape (a fixed pseudo-random sequence): short and
+    /// long, gaps and none, overlapping ones (against the contract).
+    fn random_cues(seed: u64) -> Vec<(Vec<Row>, u64, u64)> {
+        let mut state = seed;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let words = ["a", "word", "caption", "é", "€", "longer words here", "—"];
+        let mut t = next(3000);
+        let mut cues = Vec::new();
+        for _ in 0..40 {
+            let lines: Vec<String> = (0..1 + next(3))
+                .map(|_| {
+                    (0..1 + next(8))
+                        .map(|_| words[next(7) as usize])
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let start = t;
+            let end = start + 200 + next(7000);
+            cues.push((lay_out(&lines, "").rows, start * 1_000_000, end * 1_000_000));
+            t = if next(10) == 0 {
+                end.saturating_sub(next(500))
+            } else {
+                end + next(3000)
+            };
+        }
+        cues
+    }
+
+    #[test]
+    fn units_never_overlap_and_every_caption_is_shown_no_sooner_than_wanted() {
+        for seed in 0..50 {
+            let mut pop = PopOn::new(Channel608::Cc1);
+            let mut last_end = 0;
+            for (rows, start, end) in random_cues(seed) {
+                for burst in pop.cue(&rows, start, end) {
+                    assert!(burst.frame >= last_end, "seed {seed}: {burst:?} overlaps");
+                    last_end = burst.frame + burst.pairs.len() as u64;
+                }
+            }
+            if let Some(erase) = pop.pending_erase() {
+                assert!(erase.frame >= last_end, "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cue_with_nothing_to_show_sends_nothing() {
+        let mut pop = PopOn::new(Channel608::Cc1);
+        assert!(pop.cue(&[], frames(30), frames(90)).is_empty());
+        assert!(pop.pending_erase().is_none());
+        assert_eq!(pop.captions(), 0);
+    }
+
     #[test]
     fn cc3_sends_the_field_2_control_codes() {
         let mut pop = PopOn::new(Channel608::Cc3);

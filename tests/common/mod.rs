@@ -16,6 +16,7 @@ pub mod readback;
 pub mod readers;
 pub mod recognizers;
 pub mod remote;
+pub mod subtitle_checks;
 pub mod tone_stand_in;
 pub mod vllm;
 pub mod vllm_double;

@@ -5,6 +5,9 @@
 //! subtitle styles), and the files they are delivered in. Pure: no pads,
 //! no threads; used by the sink's files and the transcriber's pads.
 
+pub mod scc;
+pub mod ttml;
+
 /// A subtitle: up to a style's number of lines, on screen from `start_ns`
 /// to `end_ns` (media time).
 #[derive(Debug, Clone, PartialEq, Eq)]

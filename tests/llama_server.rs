@@ -128,22 +128,34 @@ fn llama_cpp_python_answers_streamed_and_plain() {
 }
 
 /// A server of one model serves it under any name: a wrong
-/// translate-model goes unnoticed there (the answer even carries the name
-/// asked for).
+/// translate-model goes unnoticed there. The answer's `model` is the
+/// served name on llama-server, the name asked for on llama-cpp-python.
 #[test]
 fn a_one_model_server_answers_under_any_model_name() {
     if !installed("a_one_model_server_answers_under_any_model_name") {
         return;
     }
-    for kind in [Kind::LlamaServer, Kind::Python] {
+    for (kind, named) in [
+        (Kind::LlamaServer, CHAT_MODEL),
+        (Kind::Python, "no-such-model"),
+    ] {
         let server = Server::start(kind, Model::Tiny, &[]);
         for stream in [true, false] {
-            let answer = ask(&server.base(), "no-such-model", stream);
+            let tap = Tap::start(server.port);
+            let answer = ask(&tap.base(), "no-such-model", stream);
             assert_eq!(
                 answer.unwrap().text,
                 "hola mundo",
                 "{kind:?}, stream {stream}"
             );
+            let body = body_of(&tap.sent_back(0));
+            let json = body
+                .lines()
+                .map(|l| l.strip_prefix("data: ").unwrap_or(l))
+                .find(|l| l.starts_with('{'))
+                .unwrap();
+            let json: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(json["model"], named, "{kind:?}, stream {stream}");
         }
     }
 }

@@ -266,6 +266,16 @@ fn llama_cpp_python_pings_every_15_s_of_a_stream() {
     let lines = sse_lines(&tap);
     eprintln!("pinged after about {waited_for_ping:?}; answered in {took:?}: {lines:#?}");
     assert!(pinged, "no ping within 40 s: {lines:#?}");
+    assert!(
+        waited_for_ping >= Duration::from_secs(15),
+        "{waited_for_ping:?}"
+    );
+    // While it waited: the ping came before any data.
+    let ping = lines.iter().position(|l| l.starts_with(": ping")).unwrap();
+    assert!(
+        !lines[..ping].iter().any(|l| l.starts_with("data: ")),
+        "{lines:#?}"
+    );
     assert_eq!(answer.unwrap().text, "hola mundo");
 }
 
@@ -283,9 +293,14 @@ fn hold_the_model(server: &Server) -> std::net::TcpStream {
     });
     let tcp = post(server.port, "/v1/chat/completions", &body.to_string());
     tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    // Its first bytes: the stream began, the model is taken.
-    let mut first = [0u8; 1];
-    (&tcp).read_exact(&mut first).unwrap();
+    // Its first chunk: the model is taken (the headers come before).
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 512];
+    while !String::from_utf8_lossy(&seen).contains("data: ") {
+        let n = (&tcp).read(&mut buffer).unwrap();
+        assert!(n > 0, "the held stream ended");
+        seen.extend_from_slice(&buffer[..n]);
+    }
     tcp
 }
 

@@ -7,10 +7,12 @@
 //! What the servers send besides the chunks: comment lines (`: ping`, from
 //! llama.cpp's server and llama-cpp-python) are skipped; a chunk whose
 //! `choices` is empty (vLLM's usage chunk, with `stream_options`) is
-//! skipped; `data: [DONE]` ends the answer. An answer is whole when
-//! `[DONE]` came or a chunk gave a `finish_reason`; one that ends without
-//! either was cut off, and `finish_reason: length` (the model's token
-//! limit) cut the translation short: both are faults, not text.
+//! skipped; `data: [DONE]` ends the answer. An answer is whole when a
+//! chunk gave a `finish_reason`; one that ends without it, `[DONE]`
+//! included, was cut off (llama-cpp-python ends a stream it interrupts for
+//! a newer request with a bare `[DONE]`), and `finish_reason: length` (the
+//! model's token limit) cut the translation short: both are faults, not
+//! text.
 
 use std::io::BufRead;
 
@@ -72,12 +74,17 @@ impl StreamAnswer {
     pub fn end(mut self) -> Result<String, AnswerFault> {
         // A last event without its blank line still counts.
         self.dispatch()?;
-        if self.done || self.finish_reason.is_some() {
-            Ok(self.text)
-        } else {
-            Err(AnswerFault::Cut(
+        match (self.finish_reason.is_some(), self.done) {
+            (true, _) => Ok(self.text),
+            (false, true) => Err(AnswerFault::Cut(
+                "data: [DONE] came before a finish_reason (llama-cpp-python's server \
+                 ends a stream so when a newer request interrupts it: start it with \
+                 --interrupt_requests False)"
+                    .into(),
+            )),
+            (false, false) => Err(AnswerFault::Cut(
                 "the stream ended before data: [DONE] and without a finish_reason".into(),
-            ))
+            )),
         }
     }
 
@@ -224,6 +231,8 @@ mod tests {
             ": ping - 2026",
             usage,
             "",
+            STOP,
+            "",
             "data: [DONE]",
         ]);
         assert_eq!(text.unwrap(), "Hola");
@@ -233,8 +242,13 @@ mod tests {
     fn a_stream_that_stops_before_its_end_is_cut() {
         let a = chunk("Hola");
         assert!(matches!(read(&[&a, ""]), Err(AnswerFault::Cut(_))));
-        // A finish_reason makes it whole even without [DONE].
+        // A finish_reason makes it whole even without [DONE]; [DONE]
+        // without one does not (an interrupted llama-cpp-python stream).
         assert_eq!(read(&[&a, "", STOP, ""]).unwrap(), "Hola");
+        assert!(matches!(
+            read(&[&a, "", "data: [DONE]", ""]),
+            Err(AnswerFault::Cut(_))
+        ));
     }
 
     #[test]
@@ -265,7 +279,7 @@ mod tests {
     fn data_of_several_lines_is_one_chunk() {
         let lines = [
             r#"data: {"choices":[{"index":0,"#,
-            r#"data: "delta":{"content":"Hola"}}]}"#,
+            r#"data: "delta":{"content":"Hola"},"finish_reason":"stop"}]}"#,
             "",
             "data: [DONE]",
             "",

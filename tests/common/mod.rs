@@ -10,6 +10,7 @@ pub mod cc708;
 pub mod chat_double;
 pub mod chromium;
 pub mod http;
+pub mod llama;
 pub mod nginx;
 pub mod process;
 pub mod readback;

@@ -4,6 +4,17 @@
 //! Subtitles for delivery: timed words into cues a person can read (the
 //! subtitle styles), and the files they are delivered in. Pure: no pads,
 //! no threads; used by the sink's files and the transcriber's pads.
+//!
+//! - `style.rs`: the styles (lines, characters, times, reading speed);
+//! - `lines.rs`: where a person breaks a line, and a cue's lines;
+//! - `cues/`: timed words into cues of a style, as they come.
+
+pub mod cues;
+pub mod lines;
+pub mod style;
+
+pub use cues::{split_text, Counts, CueBuilder, Word};
+pub use style::{Style, StyleName, UnknownStyle};
 
 /// A subtitle: up to a style's number of lines, on screen from `start_ns`
 /// to `end_ns` (media time).
@@ -15,6 +26,14 @@ pub struct Cue {
     pub end_ns: u64,
     /// Who speaks, when a speaker source is in use.
     pub speaker: Option<String>,
+}
+
+impl Cue {
+    /// The lines as one text, a line feed between them (a text buffer's
+    /// content).
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
 }
 
 /// A subtitle file format, written cue by cue so that a file cut after any

@@ -7,11 +7,18 @@
 //!
 //! - `style.rs`: the styles (lines, characters, times, reading speed);
 //! - `lines.rs`: where a person breaks a line, and a cue's lines;
-//! - `cues/`: timed words into cues of a style, as they come.
+//! - `cues/`: timed words into cues of a style, as they come;
+//! - `file.rs`: a transcript file as it is written (records, or cues and
+//!   the format's tail); `records.rs` txt and jsonl, `srt.rs` and
+//!   `webvtt.rs` the subtitle formats.
 
 pub mod cues;
+pub mod file;
 pub mod lines;
+pub mod records;
+mod srt;
 pub mod style;
+mod webvtt;
 
 pub use cues::{split_text, Counts, CueBuilder, Word};
 pub use style::{Style, StyleName, UnknownStyle};

@@ -3,7 +3,8 @@
 
 //! The subtitle styles: how many lines of how many characters a cue holds,
 //! how long it stays on screen, the gap between cues and the reading speed.
-//! The figures and their sources are in docs/subtitles.md.
+//! The figures and their sources: docs/files-and-muxing.md, "Subtitle
+//! styles".
 
 use std::fmt;
 use std::str::FromStr;

@@ -109,6 +109,16 @@ fn every_gst_launch_line_of_the_readme_runs() {
     );
     let srt = std::fs::read_to_string(dir.join("sample.srt")).unwrap();
     assert!(srt.contains(" --> ") && srt.contains("hello"));
+    // The netflix style, from the transcriber and by default from the sink:
+    // up to 2 lines of 42 characters a cue.
+    let styled = std::fs::read_to_string(dir.join("sample-styled.srt")).unwrap();
+    for text in [&srt, &styled] {
+        for cue in text.split("\n\n").filter(|c| !c.trim().is_empty()) {
+            let lines: Vec<&str> = cue.lines().skip(2).collect();
+            assert!((1..=2).contains(&lines.len()), "{cue:?}");
+            assert!(lines.iter().all(|l| l.chars().count() <= 42), "{cue:?}");
+        }
+    }
     let words = std::fs::read_to_string(dir.join("sample-words.srt")).unwrap();
     assert!(words.starts_with("1\n00:00:00,000 --> "), "{words}");
     assert!(std::fs::metadata(dir.join("sample.mkv")).unwrap().len() > 10_000);

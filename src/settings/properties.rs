@@ -96,7 +96,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecString::builder("language-code")
                     .nick("Language code")
-                    .blurb("The speech's language, e.g. en-US, written into a language-code tag only: the model detects the language itself")
+                    .blurb("The speech's language, e.g. en-US: written into a language-code tag and picks the subtitle styles' reading speed; the model detects the language itself")
                     .mutable_playing()
                     .build(),
                 glib::ParamSpecUInt::builder("threads")

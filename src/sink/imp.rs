@@ -165,7 +165,7 @@ impl ObjectSubclass for Sink {
 }
 
 /// `subtitle-style`'s blurb: what it acts on, the styles, the default.
-const STYLE_BLURB: &str = "The cues of srt and vtt files and of output=lines: netflix (default: 2 lines of 42 characters, 5/6 s to 7 s, 20 characters a second, 17 in other languages than English), bbc (2 lines of 37, 160-180 words a minute), dcmp (2 lines of 32, at least 2 s, at most 225 words a minute) or broadcast (rows of max-line-chars as they come)";
+const STYLE_BLURB: &str = "Cues of srt and vtt files and of output=lines: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows as spoken)";
 
 impl ObjectImpl for Sink {
     fn properties() -> &'static [glib::ParamSpec] {
@@ -179,7 +179,7 @@ impl ObjectImpl for Sink {
                     .build(),
                 glib::ParamSpecString::builder("format")
                     .nick("File format")
-                    .blurb("Format of the transcript file: auto (from the location's extension: .srt, .vtt, .jsonl, else txt), txt, srt, vtt or jsonl. srt and vtt hold cues of subtitle-style; txt and jsonl a record per word or line")
+                    .blurb("Transcript file format: auto (from the location's extension), txt, srt, vtt or jsonl; srt and vtt hold cues of subtitle-style, txt and jsonl a record per word or line")
                     .default_value(Some(FileChoice::Auto.as_str()))
                     .mutable_ready()
                     .build(),

@@ -300,7 +300,7 @@ impl ObjectSubclass for Transcriber {
 }
 
 /// `subtitle-style`'s blurb: what it acts on, the styles, the default.
-const STYLE_BLURB: &str = "The cues of output=lines and of the translate pads: broadcast (default: rows of max-line-chars as they come, no added latency), netflix (2 lines of 42 characters, 5/6 s to 7 s, 20 characters a second, 17 in other languages than English), bbc (2 lines of 37, 160-180 words a minute) or dcmp (2 lines of 32, at least 2 s, at most 225 words a minute); live, a style other than broadcast adds its longest cue (7 s) to LATENCY";
+const STYLE_BLURB: &str = "Cues of output=lines and translate pads: broadcast (default: rows as spoken), netflix (2x42 chars, 5/6-7 s, 20 chars/s), bbc (2x37, 180 words/min) or dcmp (2x32, 2-7 s, 225 words/min); live, others add 7 s latency";
 
 impl ObjectImpl for Transcriber {
     fn properties() -> &'static [glib::ParamSpec] {

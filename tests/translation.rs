@@ -250,6 +250,19 @@ fn a_real_vllm_chat_server_translates_every_unit_of_a_file() {
     assert_eq!(expected.len(), 3, "{:?}", outcome.words);
     assert_eq!(outcome.translated, expected, "{}", server.log_text());
     assert_eq!(counts(&outcome.stats).get::<u64>("failures").unwrap(), 0);
+
+    // Live: the same units, each sent as it closes (streamed, paced).
+    let live = run_with(
+        &server.base(),
+        &format!("overload=queue translate-model={CHAT_MODEL} translate-api-key={KEY}"),
+        "es",
+        true,
+    );
+    let texts: Vec<&str> = live.translated.iter().map(|(.., t)| t.as_str()).collect();
+    assert_eq!(texts, ["hola mundo"; 3], "{}", server.log_text());
+    let live_counts = counts(&live.stats);
+    assert_eq!(live_counts.get::<u64>("failures").unwrap(), 0);
+    assert_eq!(live_counts.get::<u64>("requests").unwrap(), 3);
 }
 
 #[test]

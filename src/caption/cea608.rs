@@ -63,11 +63,7 @@ impl Track {
         Self {
             mode,
             timing,
-            field: if channel.is_field_2() {
-                Field::TWO
-            } else {
-                Field::ONE
-            },
+            field: field_of(channel),
             layout: Layout::default(),
             queue: VecDeque::new(),
             pairs: VecDeque::new(),
@@ -261,6 +257,14 @@ impl Track {
     }
 }
 
+fn field_of(channel: Channel608) -> Field {
+    if channel.is_field_2() {
+        Field::TWO
+    } else {
+        Field::ONE
+    }
+}
+
 fn roll_up(mode: Mode) -> Control {
     match mode {
         Mode::RollUp3 => Control::RollUp3,
@@ -278,9 +282,10 @@ fn base_row() -> Control {
 }
 
 /// Byte pairs being put together: one-byte characters two to a pair,
-/// two-byte codes alone and twice.
+/// two-byte codes alone and twice. Also what the SCC writer
+/// (`subtitles::scc`) sends its captions with.
 #[derive(Debug)]
-struct Pairs {
+pub struct Pairs {
     field: Field,
     pairs: Vec<[u8; 2]>,
     /// A one-byte character waiting for a second one.
@@ -296,7 +301,12 @@ impl Pairs {
         }
     }
 
-    fn control(&mut self, control: Control) {
+    /// Pairs for `channel` (its control codes differ by field).
+    pub fn for_channel(channel: Channel608) -> Self {
+        Self::new(field_of(channel))
+    }
+
+    pub fn control(&mut self, control: Control) {
         self.two_byte(Code::Control(ControlCode::new(
             self.field,
             Channel::ONE,
@@ -304,7 +314,7 @@ impl Pairs {
         )));
     }
 
-    fn text(&mut self, glyph: &Glyph608) {
+    pub fn text(&mut self, glyph: &Glyph608) {
         if let Some(fallback) = glyph.fallback {
             self.one_byte(fallback);
         }
@@ -338,7 +348,7 @@ impl Pairs {
         }
     }
 
-    fn finish(mut self) -> Vec<[u8; 2]> {
+    pub fn finish(mut self) -> Vec<[u8; 2]> {
         self.flush_half();
         self.pairs
     }

@@ -23,6 +23,9 @@ mod webvtt;
 pub use cues::{split_text, Counts, CueBuilder, Word};
 pub use style::{Style, StyleName, UnknownStyle};
 
+pub mod scc;
+pub mod ttml;
+
 /// A subtitle: up to a style's number of lines, on screen from `start_ns`
 /// to `end_ns` (media time).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -321,8 +321,14 @@ fn whole_cues(text: &str, vtt: bool) -> usize {
 }
 
 /// A live pipeline into voxtralrtsink writing `file`, killed without
-/// warning (SIGKILL) once 5 cues are in; the file as it was left.
+/// warning (SIGKILL) once 5 cues are in (5 times `marker`); the file as it
+/// was left.
 fn killed_while_writing(file: &str) -> String {
+    let marker = match file.rsplit('.').next() {
+        Some("scc") => "942f 942f",
+        Some("ttml") => "<p ",
+        _ => " --> ",
+    };
     let dir = common::scratch_dir(&format!("killed-{file}"));
     let path = dir.join(file);
     let mut child = common::process::Guarded::spawn(
@@ -346,7 +352,7 @@ fn killed_while_writing(file: &str) -> String {
     );
     // Wait for some cues, then kill the process without warning.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::fs::read_to_string(&path).map_or(0, |t| t.matches(" --> ").count()) < 5 {
+    while std::fs::read_to_string(&path).map_or(0, |t| t.matches(marker).count()) < 5 {
         assert!(std::time::Instant::now() < deadline, "no cues written");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -365,4 +371,41 @@ fn a_killed_pipeline_leaves_a_valid_srt_file() {
 fn a_killed_pipeline_leaves_a_valid_vtt_file() {
     let text = killed_while_writing("live.vtt");
     assert!(whole_cues(&text, true) >= 5);
+}
+
+/// The killed file at `name` in a scratch directory, for a reader.
+fn keep(name: &str, text: &str) -> std::path::PathBuf {
+    let path = common::scratch_dir(&format!("killed-read-{name}")).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_killed_pipeline_leaves_a_valid_scc_file() {
+    use common::readers::{self, Kind};
+    let text = killed_while_writing("live.scc");
+    assert!(text.starts_with("Scenarist_SCC V1.0\n\n"), "{text}");
+    let path = keep("live.scc", &text);
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&path, Kind::Scc)),
+        ("ffmpeg", readers::ffmpeg_scc(&path)),
+    ] {
+        common::subtitle_checks::assert_clean(reader, &reading);
+        assert!(reading.captions.len() >= 5, "{reader}: {reading:?}");
+    }
+}
+
+#[test]
+fn a_killed_pipeline_leaves_valid_imsc_and_ebu_tt_d_files() {
+    use common::readers::{self, Kind};
+    let imsc = keep("live.ttml", &killed_while_writing("live.ttml"));
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&imsc, Kind::Ttml)),
+        ("imschrm", readers::imschrm(&imsc)),
+    ] {
+        common::subtitle_checks::assert_clean(reader, &reading);
+        assert!(reading.captions.len() >= 5, "{reader}: {reading:?}");
+    }
+    let ebu = keep("live.ebu.ttml", &killed_while_writing("live.ebu.ttml"));
+    readers::xmllint_ebu_tt_d(&ebu).expect("EBU-TT-D valid against its schema");
 }

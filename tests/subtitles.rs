@@ -22,7 +22,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use common::readers::{self, Kind};
+use common::subtitle_checks::{
+    assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
+};
 use gst::prelude::*;
+use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName, Word};
 
 const MS: u64 = 1_000_000;
 const F32_CAPS: &str = common::remote::F32_CAPS;
@@ -86,9 +91,10 @@ fn speech() -> &'static Speech {
     SPEECH.get_or_init(|| {
         let dir = common::scratch_dir("subtitles-speech");
         let frame = common::FRAME;
-        // The fixture writes nothing for its first frames: a second of
-        // silence first.
-        let mut audio = vec![0.0f32; 12 * frame];
+        // Three seconds of silence first (the fixture writes nothing for
+        // its first frames, and a pop-on SCC caption loads before it
+        // shows).
+        let mut audio = vec![0.0f32; 38 * frame];
         let mut words = 0;
         for sentence in BULLETIN {
             for word in sentence.split(' ') {
@@ -137,9 +143,12 @@ struct Cue {
 /// What a run gave.
 #[derive(Debug, Default)]
 struct Outcome {
-    /// The words of the voxtralrt-transcript messages (or the buffers):
-    /// (start ms, text).
+    /// The words of the voxtralrt-transcript messages: (start ms, text).
     words: Vec<(u64, String)>,
+    /// The same with their start and end in ns.
+    timed: Vec<(u64, u64, String)>,
+    /// The sink's file.
+    file: PathBuf,
     /// The cues of the file (or of the buffers with output=lines).
     cues: Vec<Cue>,
     stats: Option<gst::Structure>,
@@ -176,16 +185,22 @@ fn srt_cues(text: &str) -> Vec<Cue> {
 }
 
 /// Runs the bulletin (non-live, 100 ms buffers from an appsrc) into
-/// `element` (its properties, `location=` added for the sink); the words
-/// are its transcript messages, or its buffers.
+/// `element` (its properties, `location=` added for the sink: an SRT file,
+/// whose cues are read); the words are its transcript messages, or its
+/// buffers.
 fn run(element: &str, props: &str) -> Outcome {
+    run_into(element, props, "out.srt")
+}
+
+/// The same, the sink writing the file `name`.
+fn run_into(element: &str, props: &str, name: &str) -> Outcome {
     common::init_plugin();
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = common::scratch_dir(&format!("subtitles-run-{n}"));
-    let srt = dir.join("out.srt");
+    let path = dir.join(name);
     let (tail, is_sink) = if element == "voxtralrtsink" {
-        (format!("location={}", srt.display()), true)
+        (format!("location={}", path.display()), true)
     } else {
         (
             "! appsink name=out sync=false emit-signals=true".to_owned(),
@@ -232,10 +247,11 @@ fn run(element: &str, props: &str) -> Outcome {
             gst::MessageView::Warning(w) => o.warnings.push(w.error().to_string()),
             gst::MessageView::Element(e) => {
                 if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-transcript") {
-                    o.words.push((
-                        s.get::<u64>("stream-time").unwrap() / MS,
-                        s.get::<String>("text").unwrap(),
-                    ));
+                    let start = s.get::<u64>("stream-time").unwrap();
+                    let end = s.get::<u64>("stream-time-end").unwrap();
+                    let text = s.get::<String>("text").unwrap();
+                    o.words.push((start / MS, text.clone()));
+                    o.timed.push((start, end, text));
                 }
             }
             _ => {}
@@ -256,9 +272,10 @@ fn run(element: &str, props: &str) -> Outcome {
     pipeline.set_state(gst::State::Null).unwrap();
     let mut outcome = std::mem::take(&mut *outcome.lock().unwrap());
     outcome.stats = Some(stats);
-    if is_sink {
-        outcome.cues = srt_cues(&std::fs::read_to_string(&srt).unwrap());
+    if is_sink && name.ends_with(".srt") {
+        outcome.cues = srt_cues(&std::fs::read_to_string(&path).unwrap());
     }
+    outcome.file = path;
     outcome
 }
 
@@ -602,4 +619,81 @@ fn live_a_cue_leaves_once_its_end_is_decided_within_the_latency() {
             format!("; the machine fell behind: {skipped:?}")
         }
     );
+}
+
+/// The cues `style` makes of a run's words, in ns (what the sink's file
+/// holds).
+fn cues_of(outcome: &Outcome, style: Style) -> Vec<gstvoxtralrt::subtitles::Cue> {
+    let mut builder = CueBuilder::new(style);
+    let mut cues = Vec::new();
+    for (start, end, text) in &outcome.timed {
+        cues.extend(builder.push(Word::new(text, *start, *end)));
+    }
+    cues.extend(builder.finish(None));
+    cues
+}
+
+#[test]
+fn scc_ttml_and_ebu_tt_d_files_of_the_sink_are_read_back_with_every_word_in_time() {
+    let model = format!("model-path={}", common::tone_model());
+    // The SRT of the same words: the cues the other files hold.
+    let srt = run("voxtralrtsink", &model);
+    let netflix = cues_of(&srt, Style::new(StyleName::Netflix, None, 32));
+    let in_ms = |cues: &[gstvoxtralrt::subtitles::Cue]| -> Vec<(u64, Vec<String>)> {
+        cues.iter()
+            .map(|c| (c.start_ns / MS, c.lines.clone()))
+            .collect()
+    };
+    let from_srt: Vec<(u64, Vec<String>)> = srt
+        .cues
+        .iter()
+        .map(|c| (c.start, c.lines.clone()))
+        .collect();
+    assert_eq!(in_ms(&netflix), from_srt);
+
+    // SCC, in dcmp's 32-character lines (CEA-608's row).
+    let scc = run_into(
+        "voxtralrtsink",
+        &format!("{model} subtitle-style=dcmp"),
+        "out.scc",
+    );
+    let dcmp = cues_of(&scc, Style::new(StyleName::Dcmp, None, 32));
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&scc.file, Kind::Scc)),
+        ("pycaption", readers::pycaption(&scc.file, Kind::Scc)),
+        ("ffmpeg", readers::ffmpeg_scc(&scc.file)),
+    ] {
+        let what = format!("{reader} on the sink's SCC");
+        assert_clean(&what, &reading);
+        let first = assert_words(&what, &reading, &scc_words(&dcmp));
+        let worst = assert_scc_timing(&what, &reading, &dcmp, &first);
+        eprintln!(
+            "{what}: {} captions, start errors up to {worst:.2} frames",
+            reading.captions.len()
+        );
+    }
+
+    // IMSC 1.1 Text and EBU-TT-D in the default style.
+    let imsc = run_into("voxtralrtsink", &model, "out.ttml");
+    let ebu = run_into("voxtralrtsink", &model, "out.ebu.ttml");
+    readers::xmllint_ebu_tt_d(&ebu.file).expect("EBU-TT-D valid against its schema");
+    for (what, path) in [("IMSC", &imsc.file), ("EBU-TT-D", &ebu.file)] {
+        let mut readings = vec![
+            ("ttconv", readers::ttconv(path, Kind::Ttml)),
+            ("pycaption", readers::pycaption(path, Kind::Ttml)),
+        ];
+        if what == "IMSC" {
+            readings.push(("imschrm", readers::imschrm(path)));
+        }
+        for (reader, reading) in readings {
+            let what = format!("{reader} on the sink's {what}");
+            assert_clean(&what, &reading);
+            assert_words(&what, &reading, &ttml_words(&netflix));
+            let worst = assert_ttml_timing(&what, &reading, &netflix);
+            eprintln!(
+                "{what}: {} captions, times within {worst:.3} ms",
+                reading.captions.len()
+            );
+        }
+    }
 }

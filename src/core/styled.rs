@@ -21,6 +21,7 @@ pub fn add_subtitle_stats(stats: &mut gst::StructureRef, counts: Counts) {
     stats.set("subtitle-cues", counts.cues);
     stats.set("subtitle-cues-too-fast", counts.too_fast);
     stats.set("subtitle-cues-short", counts.short);
+    stats.set("subtitle-chars-replaced", counts.chars_replaced);
 }
 
 /// `output`, or with output=lines in a subtitle style, `output` behind a

@@ -39,8 +39,10 @@ use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
 use crate::core::{Core, Output};
 use crate::participants::{Participants, SpeakerPad};
 use crate::settings::{OutputMode, Settings, SettingsCell};
-use crate::subtitles::file::{FileChoice, TranscriptFile};
+use crate::subtitles::file::{FileChoice, FileOptions, TranscriptFile};
+use crate::subtitles::scc::SccOptions;
 use crate::subtitles::StyleName;
+use crate::transcriber::CaptionMode;
 
 /// The sink's subtitle style unless set: subtitle files a person can read
 /// (2 lines of 42 characters, 5/6 s to 7 s, 20 characters a second).
@@ -52,6 +54,10 @@ struct SinkSettings {
     location: Option<PathBuf>,
     format: FileChoice,
     post_messages: bool,
+    /// SCC files: pop-on, or as aired live.
+    caption_mode: CaptionMode,
+    /// SCC files: drop-frame time codes.
+    drop_frame: bool,
 }
 
 impl Default for SinkSettings {
@@ -60,6 +66,21 @@ impl Default for SinkSettings {
             location: None,
             format: FileChoice::Auto,
             post_messages: true,
+            caption_mode: CaptionMode::PopOn,
+            drop_frame: true,
+        }
+    }
+}
+
+impl SinkSettings {
+    fn file_options(&self, settings: &Settings) -> FileOptions {
+        FileOptions {
+            language: settings.language_code.clone(),
+            scc: SccOptions {
+                mode: self.caption_mode.into(),
+                drop_frame: self.drop_frame,
+                ..SccOptions::default()
+            },
         }
     }
 }
@@ -120,8 +141,9 @@ impl Sink {
 
     fn open_file(&self, settings: &Settings) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
         let sink = self.sink_settings.lock().unwrap().clone();
+        let options = sink.file_options(settings);
         sink.location
-            .map(|path| create_file(&path, sink.format, settings.style()))
+            .map(|path| create_file(&path, sink.format, settings.style(), &options))
             .transpose()
     }
 
@@ -165,7 +187,7 @@ impl ObjectSubclass for Sink {
 }
 
 /// `subtitle-style`'s blurb: what it acts on, the styles, the default.
-const STYLE_BLURB: &str = "Cues of srt and vtt files and of output=lines: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows as spoken)";
+const STYLE_BLURB: &str = "Cues of subtitle files and of output=lines: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows as spoken)";
 
 impl ObjectImpl for Sink {
     fn properties() -> &'static [glib::ParamSpec] {
@@ -179,11 +201,22 @@ impl ObjectImpl for Sink {
                     .build(),
                 glib::ParamSpecString::builder("format")
                     .nick("File format")
-                    .blurb("Transcript file format: auto (from the location's extension), txt, srt, vtt or jsonl; srt and vtt hold cues of subtitle-style, txt and jsonl a record per word or line")
+                    .blurb("File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d")
                     .default_value(Some(FileChoice::Auto.as_str()))
                     .mutable_ready()
                     .build(),
                 Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
+                glib::ParamSpecEnum::builder_with_default("caption-mode", CaptionMode::PopOn)
+                    .nick("SCC caption mode")
+                    .blurb("SCC files: pop-on (default: each cue shown whole at its start), or roll-up2/3/4 and paint-on as captions air live")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecBoolean::builder("drop-frame")
+                    .nick("SCC drop-frame time codes")
+                    .blurb("SCC files: 29.97 fps drop-frame time codes (HH:MM:SS;FF), which keep to the clock; false: non-drop (HH:MM:SS:FF)")
+                    .default_value(true)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecBoolean::builder("post-messages")
                     .nick("Post messages")
                     .blurb("Post a voxtralrt-transcript element message per word or line (text and its buffer, running and stream times)")
@@ -233,6 +266,8 @@ impl ObjectImpl for Sink {
                 }
             }
             "post-messages" => sink.post_messages = value.get().expect("type checked"),
+            "caption-mode" => sink.caption_mode = value.get().expect("type checked"),
+            "drop-frame" => sink.drop_frame = value.get().expect("type checked"),
             _ => {
                 drop(sink);
                 self.settings
@@ -251,6 +286,8 @@ impl ObjectImpl for Sink {
                 .to_value(),
             "format" => sink.format.as_str().to_value(),
             "post-messages" => sink.post_messages.to_value(),
+            "caption-mode" => sink.caption_mode.to_value(),
+            "drop-frame" => sink.drop_frame.to_value(),
             "stats" => {
                 let mut stats = self.state.lock().unwrap().stats().to_structure();
                 self.participants.add_stats(&mut stats);

@@ -16,7 +16,7 @@ use super::CAT;
 use crate::core::report::Reporter;
 use crate::core::styled::SharedCounts;
 use crate::core::{Output, TimedCue};
-use crate::subtitles::file::{FileChoice, FileKind, TranscriptFile};
+use crate::subtitles::file::{FileChoice, FileKind, FileOptions, TranscriptFile};
 use crate::subtitles::records::Record;
 use crate::subtitles::Style;
 
@@ -26,8 +26,9 @@ pub(super) fn create_file(
     path: &Path,
     choice: FileChoice,
     style: Style,
+    options: &FileOptions,
 ) -> Result<TranscriptFile, gst::ErrorMessage> {
-    TranscriptFile::create(path, FileKind::of(choice, path), style).map_err(|e| {
+    TranscriptFile::create(path, FileKind::of(choice, path), style, options).map_err(|e| {
         gst::error_msg!(
             gst::ResourceError::OpenWrite,
             (

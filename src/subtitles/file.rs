@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! A transcript file as it is written: records (txt, jsonl) appended one
-//! write each; subtitle cues (srt, vtt) each written with the format's
-//! tail in one write at the end of the cues so far, so that a file cut at
-//! any moment (a killed process) ends with whole cues and its tail.
+//! write each; subtitle cues (srt, vtt, scc, ttml, ebu-tt-d) each written
+//! with the format's tail in one write at the end of the cues so far, so
+//! that a file cut at any moment (a killed process) ends with whole cues
+//! and its tail.
 
 use std::fmt;
 use std::fs::File;
@@ -14,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::records::{Record, RecordKind, Records};
+use super::scc::{Scc, SccOptions};
 use super::srt::Srt;
+use super::ttml::{Profile, Ttml};
 use super::webvtt::WebVtt;
 use super::{Counts, Cue, CueBuilder, Format, Style, Word};
 
@@ -28,15 +31,22 @@ pub enum FileChoice {
     Srt,
     Vtt,
     Jsonl,
+    Scc,
+    /// IMSC 1.1 Text.
+    Ttml,
+    EbuTtD,
 }
 
 impl FileChoice {
-    pub const ALL: [FileChoice; 5] = [
+    pub const ALL: [FileChoice; 8] = [
         FileChoice::Auto,
         FileChoice::Txt,
         FileChoice::Srt,
         FileChoice::Vtt,
         FileChoice::Jsonl,
+        FileChoice::Scc,
+        FileChoice::Ttml,
+        FileChoice::EbuTtD,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +56,9 @@ impl FileChoice {
             FileChoice::Srt => "srt",
             FileChoice::Vtt => "vtt",
             FileChoice::Jsonl => "jsonl",
+            FileChoice::Scc => "scc",
+            FileChoice::Ttml => "ttml",
+            FileChoice::EbuTtD => "ebu-tt-d",
         }
     }
 }
@@ -86,15 +99,31 @@ pub enum FileKind {
     Records(RecordKind),
     Srt,
     Vtt,
+    Scc,
+    Ttml(Profile),
+}
+
+/// What a format needs besides the cues.
+#[derive(Debug, Clone, Default)]
+pub struct FileOptions {
+    /// The text's language (TTML's `xml:lang`; none: undetermined).
+    pub language: Option<String>,
+    pub scc: SccOptions,
 }
 
 impl FileKind {
     /// The kind `choice` names, or (auto) the one of `path`'s extension:
-    /// `.srt`, `.vtt`, `.jsonl` or `.json`, else plain text.
+    /// `.srt`, `.vtt`, `.scc`, `.ttml` (IMSC 1.1 Text; `.ebu.ttml`:
+    /// EBU-TT-D), `.jsonl` or `.json`, else plain text.
     pub fn of(choice: FileChoice, path: &Path) -> FileKind {
         let by_extension = || match path.extension().and_then(|e| e.to_str()) {
             Some("srt") => FileKind::Srt,
             Some("vtt") => FileKind::Vtt,
+            Some("scc") => FileKind::Scc,
+            Some("ttml") if path.to_string_lossy().ends_with(".ebu.ttml") => {
+                FileKind::Ttml(Profile::EbuTtD)
+            }
+            Some("ttml") => FileKind::Ttml(Profile::Imsc11Text),
             Some("jsonl") | Some("json") => FileKind::Records(RecordKind::Jsonl),
             _ => FileKind::Records(RecordKind::Txt),
         };
@@ -104,14 +133,29 @@ impl FileKind {
             FileChoice::Srt => FileKind::Srt,
             FileChoice::Vtt => FileKind::Vtt,
             FileChoice::Jsonl => FileKind::Records(RecordKind::Jsonl),
+            FileChoice::Scc => FileKind::Scc,
+            FileChoice::Ttml => FileKind::Ttml(Profile::Imsc11Text),
+            FileChoice::EbuTtD => FileKind::Ttml(Profile::EbuTtD),
         }
     }
 
-    fn format(self) -> Option<Box<dyn Format>> {
+    fn format(self, options: &FileOptions) -> Option<Box<dyn Format>> {
+        let language = options.language.as_deref().unwrap_or_default();
         match self {
             FileKind::Records(_) => None,
             FileKind::Srt => Some(Box::new(Srt::default())),
             FileKind::Vtt => Some(Box::new(WebVtt)),
+            FileKind::Scc => Some(Box::new(Scc::new(options.scc))),
+            FileKind::Ttml(profile) => Some(Box::new(Ttml::new(profile, language))),
+        }
+    }
+
+    /// The style as this format can show it: SCC's rows hold 32 columns
+    /// (CEA-608).
+    pub fn fit(self, style: Style) -> Style {
+        match self {
+            FileKind::Scc => style.with_line_limit(32),
+            _ => style,
         }
     }
 }
@@ -142,10 +186,16 @@ pub struct TranscriptFile {
 
 impl TranscriptFile {
     /// Creates the file at `path` with its header; cues made of words
-    /// follow `style`.
-    pub fn create(path: &Path, kind: FileKind, style: Style) -> io::Result<TranscriptFile> {
+    /// follow `style` (as the format can show it).
+    pub fn create(
+        path: &Path,
+        kind: FileKind,
+        style: Style,
+        options: &FileOptions,
+    ) -> io::Result<TranscriptFile> {
         let mut file = File::create(path)?;
-        let writer = match kind.format() {
+        let style = kind.fit(style);
+        let writer = match kind.format(options) {
             None => Writer::Records(Records::new(match kind {
                 FileKind::Records(kind) => kind,
                 _ => unreachable!("subtitle formats have a Format"),
@@ -220,10 +270,14 @@ impl TranscriptFile {
         Ok(())
     }
 
-    /// What the cues made of words were like (subtitle formats).
+    /// What the cues made of words were like, and the characters the
+    /// format could not carry (subtitle formats).
     pub fn counts(&self) -> Option<Counts> {
         match &self.writer {
-            Writer::Cues(cues) => Some(cues.builder.counts()),
+            Writer::Cues(cues) => Some(Counts {
+                chars_replaced: cues.format.chars_replaced(),
+                ..cues.builder.counts()
+            }),
             Writer::Records(_) => None,
         }
     }
@@ -291,10 +345,27 @@ mod tests {
             FileKind::Records(RecordKind::Txt)
         );
         assert_eq!(of(FileChoice::Srt, "a.txt"), FileKind::Srt);
+        assert_eq!(of(FileChoice::Auto, "a.scc"), FileKind::Scc);
+        assert_eq!(
+            of(FileChoice::Auto, "a.ttml"),
+            FileKind::Ttml(Profile::Imsc11Text)
+        );
+        assert_eq!(
+            of(FileChoice::Auto, "a.ebu.ttml"),
+            FileKind::Ttml(Profile::EbuTtD)
+        );
+        assert_eq!(
+            of(FileChoice::EbuTtD, "a.xml"),
+            FileKind::Ttml(Profile::EbuTtD)
+        );
         assert_eq!("VTT".parse::<FileChoice>().unwrap(), FileChoice::Vtt);
         assert_eq!(
+            "ebu-tt-d".parse::<FileChoice>().unwrap(),
+            FileChoice::EbuTtD
+        );
+        assert_eq!(
             "docx".parse::<FileChoice>().unwrap_err().to_string(),
-            "format \"docx\" is none of auto, txt, srt, vtt, jsonl"
+            "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d"
         );
     }
 
@@ -302,7 +373,8 @@ mod tests {
     fn words_become_styled_cues_in_an_srt_file() {
         let path = scratch("words.srt");
         let style = Style::new(StyleName::Netflix, None, 32);
-        let mut file = TranscriptFile::create(&path, FileKind::Srt, style).unwrap();
+        let options = FileOptions::default();
+        let mut file = TranscriptFile::create(&path, FileKind::Srt, style, &options).unwrap();
         for (i, w) in "Good evening and welcome.".split(' ').enumerate() {
             let at = i as u64 * 300;
             file.take(&record(w, at, at + 250), false).unwrap();
@@ -321,7 +393,9 @@ mod tests {
     fn styled_cues_are_written_as_they_are_and_records_one_per_word() {
         let path = scratch("lines.vtt");
         let style = Style::new(StyleName::Broadcast, None, 32);
-        let mut file = TranscriptFile::create(&path, FileKind::Vtt, style.clone()).unwrap();
+        let options = FileOptions::default();
+        let mut file =
+            TranscriptFile::create(&path, FileKind::Vtt, style.clone(), &options).unwrap();
         file.take(&record("one line\nand another", 0, 1_000), true)
             .unwrap();
         assert_eq!(
@@ -330,7 +404,7 @@ mod tests {
         );
         let path = scratch("words.jsonl");
         let kind = FileKind::Records(RecordKind::Jsonl);
-        let mut file = TranscriptFile::create(&path, kind, style).unwrap();
+        let mut file = TranscriptFile::create(&path, kind, style, &options).unwrap();
         file.take(&record("one", 0, 100), false).unwrap();
         file.take(&record("two", 100, 200), false).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);

@@ -9,8 +9,9 @@
 //! - `lines.rs`: where a person breaks a line, and a cue's lines;
 //! - `cues/`: timed words into cues of a style, as they come;
 //! - `file.rs`: a transcript file as it is written (records, or cues and
-//!   the format's tail); `records.rs` txt and jsonl, `srt.rs` and
-//!   `webvtt.rs` the subtitle formats.
+//!   the format's tail); `records.rs` txt and jsonl, `srt.rs`,
+//!   `webvtt.rs`, `scc/` and `ttml.rs` (IMSC 1.1 Text, EBU-TT-D) the
+//!   subtitle formats.
 
 pub mod cues;
 pub mod file;
@@ -58,4 +59,9 @@ pub trait Format: Send {
     fn cue(&mut self, cue: &Cue) -> String;
     /// What ends the file after the cues so far.
     fn tail(&self) -> String;
+    /// Characters of the cues so far the format could not carry, written
+    /// as a transliteration (SCC: CEA-608's character set).
+    fn chars_replaced(&self) -> u64 {
+        0
+    }
 }

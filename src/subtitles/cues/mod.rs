@@ -62,6 +62,8 @@ pub struct Counts {
     pub too_fast: u64,
     /// Cues shorter than the style's minimum: the next word came first.
     pub short: u64,
+    /// Characters a file's format could not carry, transliterated (SCC).
+    pub chars_replaced: u64,
 }
 
 /// The shortest a cue is shown, however close the next one.

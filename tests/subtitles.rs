@@ -429,6 +429,7 @@ fn output_lines_in_netflix_gives_the_files_cues_from_both_elements() {
     let lines = format!("{model} output=lines subtitle-style=netflix");
     let sink = run("voxtralrtsink", &lines);
     assert_eq!(sink.cues, file.cues, "the sink's output=lines");
+    assert_eq!(sink.stat("subtitle-cues"), file.cues.len() as u64);
     let transcriber = run("voxtralrttranscriber", &lines);
     assert_eq!(
         transcriber.cues, file.cues,
@@ -501,7 +502,9 @@ fn an_unknown_style_or_format_is_refused_naming_the_valid_ones() {
         "{log}"
     );
     assert!(
-        log.contains("format \"docx\" is none of auto, txt, srt, vtt, jsonl; auto stays"),
+        log.contains(
+            "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d; auto stays"
+        ),
         "{log}"
     );
 }

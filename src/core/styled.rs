@@ -80,7 +80,14 @@ impl StyledOutput {
     }
 
     fn deliver(&mut self, cues: Vec<Cue>) -> Result<gst::FlowSuccess, gst::FlowError> {
-        *self.counts.lock().unwrap() = self.builder.counts();
+        {
+            // The characters a file replaced are the file's to count.
+            let mut counts = self.counts.lock().unwrap();
+            *counts = Counts {
+                chars_replaced: counts.chars_replaced,
+                ..self.builder.counts()
+            };
+        }
         let mut flow = Ok(gst::FlowSuccess::Ok);
         for cue in cues {
             self.sent_until = self.sent_until.max(cue.end_ns);

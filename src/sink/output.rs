@@ -119,7 +119,16 @@ impl SinkOutput {
         };
         let result = write(file);
         if let Some(counts) = file.counts() {
-            *self.file_counts.lock().unwrap() = counts;
+            let mut shared = self.file_counts.lock().unwrap();
+            // With output=lines the cues come made (their counts too).
+            *shared = if self.line_cues {
+                crate::subtitles::Counts {
+                    chars_replaced: counts.chars_replaced,
+                    ..*shared
+                }
+            } else {
+                counts
+            };
         }
         if let Err(e) = result {
             if let Some(element) = self.element.upgrade() {

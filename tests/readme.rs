@@ -109,6 +109,22 @@ fn every_gst_launch_line_of_the_readme_runs() {
     );
     let srt = std::fs::read_to_string(dir.join("sample.srt")).unwrap();
     assert!(srt.contains(" --> ") && srt.contains("hello"));
+    // The netflix style, from the transcriber and by default from the sink:
+    // up to 2 lines of 42 characters a cue.
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert!(read("sample.scc").starts_with("Scenarist_SCC V1.0\n\n"));
+    assert!(read("sample.ttml")
+        .contains("ttp:contentProfiles=\"http://www.w3.org/ns/ttml/profile/imsc1.1/text\""));
+    assert!(read("sample-ebu.xml").contains("urn:ebu:tt:distribution:2018-04"));
+    assert!(read("sample.ttml").trim_end().ends_with("</tt>"));
+    let styled = read("sample-styled.srt");
+    for text in [&srt, &styled] {
+        for cue in text.split("\n\n").filter(|c| !c.trim().is_empty()) {
+            let lines: Vec<&str> = cue.lines().skip(2).collect();
+            assert!((1..=2).contains(&lines.len()), "{cue:?}");
+            assert!(lines.iter().all(|l| l.chars().count() <= 42), "{cue:?}");
+        }
+    }
     let words = std::fs::read_to_string(dir.join("sample-words.srt")).unwrap();
     assert!(words.starts_with("1\n00:00:00,000 --> "), "{words}");
     assert!(std::fs::metadata(dir.join("sample.mkv")).unwrap().len() > 10_000);

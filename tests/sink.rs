@@ -156,7 +156,7 @@ fn the_transcript_signal_carries_every_word() {
 }
 
 fn transcript_file(format: &str, extra: &str) -> String {
-    let dir = common::scratch_dir(&format!("sink-{format}-{}", extra.len()));
+    let dir = common::scratch_dir(&format!("sink-{format}-{}", extra.replace([' ', '='], "-")));
     let path = dir.join(format!("out.{format}"));
     run(&pipeline(&format!(
         "voxtralrtsink model-path=MODEL threads=1 location={} {extra}",
@@ -165,31 +165,73 @@ fn transcript_file(format: &str, extra: &str) -> String {
     std::fs::read_to_string(&path).unwrap()
 }
 
+/// `HH:MM:SS,mmm` of `ns`.
+fn srt_time(ns: u64) -> String {
+    let ms = ns / 1_000_000;
+    format!(
+        "{:02}:{:02}:{:02},{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
+/// The blocks of an SRT file: (start, end, text lines).
+fn srt_blocks(srt: &str) -> Vec<(String, String, Vec<String>)> {
+    srt.split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .enumerate()
+        .map(|(i, block)| {
+            let lines: Vec<&str> = block.lines().collect();
+            assert_eq!(lines[0], (i + 1).to_string(), "{block}");
+            let (start, end) = lines[1].split_once(" --> ").unwrap();
+            let text = lines[2..].iter().map(|l| l.to_string()).collect();
+            (start.to_owned(), end.to_owned(), text)
+        })
+        .collect()
+}
+
 #[test]
-fn an_srt_file_holds_every_word_with_its_times() {
+fn an_srt_file_holds_every_word_once_in_order_in_cues_a_person_can_read() {
     let srt = transcript_file("srt", "");
     let expected = transcriber_words();
-    let blocks: Vec<&str> = srt.split("\n\n").filter(|b| !b.trim().is_empty()).collect();
-    assert_eq!(blocks.len(), expected.len());
-    for (i, (block, (word, pts))) in blocks.iter().zip(&expected).enumerate() {
-        let lines: Vec<&str> = block.lines().collect();
-        assert_eq!(lines[0], (i + 1).to_string());
-        let ms = pts / 1_000_000;
-        let start = format!(
-            "{:02}:{:02}:{:02},{:03}",
-            ms / 3_600_000,
-            ms / 60_000 % 60,
-            ms / 1000 % 60,
-            ms % 1000
-        );
-        assert!(lines[1].starts_with(&format!("{start} --> ")), "{block}");
-        assert_eq!(lines[2], word);
+    let blocks = srt_blocks(&srt);
+    // The default style (netflix): up to 2 lines of 42 characters, each
+    // cue starting with its first word, in time order.
+    let mut next_word = 0;
+    let mut last_end = String::new();
+    for (start, end, lines) in &blocks {
+        assert!(!lines.is_empty() && lines.len() <= 2, "{lines:?}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 42), "{lines:?}");
+        assert_eq!(*start, srt_time(expected[next_word].1), "{lines:?}");
+        assert!(*start > last_end && end > start, "{start} --> {end}");
+        next_word += lines.iter().map(|l| l.split(' ').count()).sum::<usize>();
+        last_end = end.clone();
+    }
+    let shown: Vec<String> = blocks
+        .iter()
+        .flat_map(|b| b.2.iter().flat_map(|l| l.split(' ').map(str::to_owned)))
+        .collect();
+    let said: Vec<String> = expected.into_iter().map(|w| w.0).collect();
+    assert_eq!(shown, said);
+    assert!(blocks.len() < said.len() / 5, "{} cues", blocks.len());
+}
+
+#[test]
+fn subtitle_style_broadcast_gives_a_cue_per_row_of_max_line_chars() {
+    let srt = transcript_file("srt", "subtitle-style=broadcast max-line-chars=20");
+    let blocks = srt_blocks(&srt);
+    assert!(blocks.len() > 5);
+    for (_, _, lines) in &blocks {
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].chars().count() <= 20, "{lines:?}");
     }
 }
 
 #[test]
 fn a_vtt_file_starts_with_its_header_and_lines_output_gives_lines() {
-    let vtt = transcript_file("vtt", "output=lines");
+    let vtt = transcript_file("vtt", "output=lines subtitle-style=broadcast");
     assert!(vtt.starts_with("WEBVTT\n\n"));
     let cues: Vec<&str> = vtt["WEBVTT\n\n".len()..]
         .split("\n\n")
@@ -202,6 +244,7 @@ fn a_vtt_file_starts_with_its_header_and_lines_output_gives_lines() {
             lines[0].contains(" --> ") && lines[0].contains('.'),
             "{cue}"
         );
+        assert_eq!(lines.len(), 2, "{cue}");
         assert!(lines[1].chars().count() <= 32);
     }
 }
@@ -250,26 +293,44 @@ fn an_unwritable_location_is_refused_at_start() {
     pipeline.set_state(gst::State::Null).unwrap();
 }
 
-/// Parses SRT text, returning the number of whole, well-formed cues.
-fn whole_srt_cues(text: &str) -> usize {
+/// Parses SRT or WebVTT text, returning the number of whole, well-formed
+/// cues (a cue of one or two lines).
+fn whole_cues(text: &str, vtt: bool) -> usize {
+    let body = if vtt {
+        text.strip_prefix("WEBVTT\n\n").expect("the WebVTT header")
+    } else {
+        text
+    };
     let mut n = 0;
-    for block in text.split_inclusive("\n\n") {
+    for block in body.split_inclusive("\n\n") {
         let lines: Vec<&str> = block.trim_end().lines().collect();
         if !block.ends_with("\n\n") {
             panic!("a cut cue at the end: {block:?}");
         }
-        assert_eq!(lines.len(), 3, "{block:?}");
-        assert_eq!(lines[0].parse::<usize>().unwrap(), n + 1);
-        assert!(lines[1].contains(" --> "));
+        let times = if vtt {
+            0
+        } else {
+            assert_eq!(lines[0].parse::<usize>().unwrap(), n + 1);
+            1
+        };
+        assert!(lines[times].contains(" --> "), "{block:?}");
+        assert!((1..=2).contains(&(lines.len() - times - 1)), "{block:?}");
         n += 1;
     }
     n
 }
 
-#[test]
-fn a_killed_pipeline_leaves_a_valid_transcript_file() {
-    let dir = common::scratch_dir("killed");
-    let path = dir.join("live.srt");
+/// A live pipeline into voxtralrtsink writing `file`, killed without
+/// warning (SIGKILL) once 5 cues are in (5 times `marker`); the file as it
+/// was left.
+fn killed_while_writing(file: &str) -> String {
+    let marker = match file.rsplit('.').next() {
+        Some("scc") => "942f 942f",
+        Some("ttml") => "<p ",
+        _ => " --> ",
+    };
+    let dir = common::scratch_dir(&format!("killed-{file}"));
+    let path = dir.join(file);
     let mut child = common::process::Guarded::spawn(
         std::process::Command::new("gst-launch-1.0")
             .args([
@@ -291,12 +352,60 @@ fn a_killed_pipeline_leaves_a_valid_transcript_file() {
     );
     // Wait for some cues, then kill the process without warning.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::fs::read_to_string(&path).map_or(0, |t| t.matches(" --> ").count()) < 5 {
+    while std::fs::read_to_string(&path).map_or(0, |t| t.matches(marker).count()) < 5 {
         assert!(std::time::Instant::now() < deadline, "no cues written");
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(500));
     child.kill_now(); // SIGKILL
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(whole_srt_cues(&text) >= 5);
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn a_killed_pipeline_leaves_a_valid_srt_file() {
+    let text = killed_while_writing("live.srt");
+    assert!(whole_cues(&text, false) >= 5);
+}
+
+#[test]
+fn a_killed_pipeline_leaves_a_valid_vtt_file() {
+    let text = killed_while_writing("live.vtt");
+    assert!(whole_cues(&text, true) >= 5);
+}
+
+/// The killed file at `name` in a scratch directory, for a reader.
+fn keep(name: &str, text: &str) -> std::path::PathBuf {
+    let path = common::scratch_dir(&format!("killed-read-{name}")).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_killed_pipeline_leaves_a_valid_scc_file() {
+    use common::readers::{self, Kind};
+    let text = killed_while_writing("live.scc");
+    assert!(text.starts_with("Scenarist_SCC V1.0\n\n"), "{text}");
+    let path = keep("live.scc", &text);
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&path, Kind::Scc)),
+        ("ffmpeg", readers::ffmpeg_scc(&path)),
+    ] {
+        common::subtitle_checks::assert_clean(reader, &reading);
+        assert!(reading.captions.len() >= 5, "{reader}: {reading:?}");
+    }
+}
+
+#[test]
+fn a_killed_pipeline_leaves_valid_imsc_and_ebu_tt_d_files() {
+    use common::readers::{self, Kind};
+    let imsc = keep("live.ttml", &killed_while_writing("live.ttml"));
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&imsc, Kind::Ttml)),
+        ("imschrm", readers::imschrm(&imsc)),
+    ] {
+        common::subtitle_checks::assert_clean(reader, &reading);
+        assert!(reading.captions.len() >= 5, "{reader}: {reading:?}");
+    }
+    let ebu = keep("live.ebu.ttml", &killed_while_writing("live.ebu.ttml"));
+    readers::xmllint_ebu_tt_d(&ebu).expect("EBU-TT-D valid against its schema");
 }

@@ -457,3 +457,45 @@ fn the_guides_line_writes_a_translated_srt_beside_the_transcript() {
     );
     assert!(spanish.windows(2).all(|w| w[0].0 < w[1].0), "{spanish:?}");
 }
+
+#[test]
+fn a_long_translation_is_split_into_cues_of_the_style_within_its_units_time() {
+    let answer = "Buenas noches y bienvenidos a las últimas noticias. Esta noche miramos el \
+                  tiempo, las carreteras y los mercados de todo el país.";
+    let double = ChatDouble::start(ChatFaults {
+        answer: Some(answer.to_owned()),
+        ..ChatFaults::default()
+    });
+    // broadcast, the default: a buffer per unit.
+    let plain = run(&double.base(), "es");
+    assert_eq!(plain.translated.len(), 3, "{:?}", plain.translated);
+    assert!(plain.translated.iter().all(|t| t.2 == answer));
+    let styled = run_with(
+        &double.base(),
+        &format!("translate-model={SERVED_MODEL} subtitle-style=netflix"),
+        "es",
+        false,
+    );
+    let units = units(&styled.words);
+    assert_eq!(units.len(), 3);
+    for (start, end, _) in units {
+        let cues: Vec<&(u64, u64, String)> = styled
+            .translated
+            .iter()
+            .filter(|(pts, _, _)| (start..end).contains(pts))
+            .collect();
+        assert!(cues.len() >= 2, "{cues:?}");
+        assert_eq!(cues[0].0, start, "the first cue starts with the unit");
+        let last = cues.last().unwrap();
+        assert_eq!(last.0 + last.1, end, "the last cue ends with the unit");
+        for cue in &cues {
+            let lines: Vec<&str> = cue.2.lines().collect();
+            assert!(lines.len() <= 2 && lines.iter().all(|l| l.chars().count() <= 42));
+        }
+        let words: Vec<&str> = cues.iter().flat_map(|c| c.2.split_whitespace()).collect();
+        assert_eq!(
+            words.join(" "),
+            answer.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+    }
+}

@@ -19,6 +19,7 @@ mod overload;
 pub mod report;
 mod stats;
 mod stream_watch;
+pub mod styled;
 mod timeline;
 mod voice;
 mod watchdog;

@@ -17,6 +17,14 @@ pub struct SettingsCell {
 }
 
 impl SettingsCell {
+    /// A cell that starts from `settings` (an element's own defaults).
+    pub fn new(settings: Settings) -> SettingsCell {
+        SettingsCell {
+            settings: std::sync::Mutex::new(settings),
+            pending_warnings: Default::default(),
+        }
+    }
+
     /// A copy to work with, so the lock is not held while it is used.
     pub fn snapshot(&self) -> Settings {
         self.settings.lock().unwrap().clone()
@@ -28,6 +36,11 @@ impl SettingsCell {
         let settings = self.settings.lock().unwrap();
         let hold = settings.rules.current().max_hold_ns();
         settings.latency() + gst::ClockTime::from_nseconds(hold)
+    }
+
+    /// Live, what `output=lines` in a subtitle style adds to the latency.
+    pub fn style_hold(&self) -> gst::ClockTime {
+        self.settings.lock().unwrap().style_hold()
     }
 
     /// Sets a shared property; a refused value is kept out and warned about.
@@ -47,12 +60,18 @@ impl SettingsCell {
             let _ = element.post_message(gst::message::Latency::builder().src(element).build());
         }
         for message in warnings {
-            gst::warning!(gst::CAT_DEFAULT, obj = element, "{}", message);
-            if element.parent().is_some() {
-                gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
-            } else {
-                self.pending_warnings.lock().unwrap().push(message);
-            }
+            self.warn(element, message);
+        }
+    }
+
+    /// A WARNING about a property value, posted now or once the element
+    /// has a bus.
+    pub fn warn(&self, element: &gst::Element, message: String) {
+        gst::warning!(gst::CAT_DEFAULT, obj = element, "{}", message);
+        if element.parent().is_some() {
+            gst::element_warning!(element, gst::LibraryError::Settings, ("{}", message));
+        } else {
+            self.pending_warnings.lock().unwrap().push(message);
         }
     }
 

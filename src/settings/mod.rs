@@ -22,6 +22,7 @@ pub use choices::{
     ServerChoice,
 };
 
+use crate::subtitles::{Style, StyleName};
 use crate::transcript::{Segmentation, TranscriptConfig};
 use crate::voxtral::{self, StreamConfig};
 use crate::wording::SharedRules;
@@ -116,6 +117,8 @@ pub struct Settings {
     pub device: i32,
     pub output: OutputMode,
     pub max_line_chars: u32,
+    /// The style of `output=lines` cues and of subtitle files.
+    pub subtitle_style: StyleName,
     pub max_stream_duration_ms: u32,
     pub overload: Overload,
     /// overload=queue: the most live audio kept waiting, so that memory
@@ -156,6 +159,7 @@ impl Default for Settings {
             device: -1,
             output: OutputMode::Words,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
+            subtitle_style: StyleName::Broadcast,
             max_stream_duration_ms: DEFAULT_MAX_STREAM_DURATION_MS,
             overload: Overload::Skip,
             max_lag_ms: DEFAULT_MAX_LAG_MS,
@@ -252,6 +256,31 @@ impl Settings {
         }
     }
 
+    /// The subtitle style's rules, for the speech's language.
+    pub fn style(&self) -> Style {
+        Style::new(
+            self.subtitle_style,
+            self.language_code.as_deref(),
+            self.max_line_chars as usize,
+        )
+    }
+
+    /// Whether `output=lines` cues are made by a subtitle style from the
+    /// transcript's words (broadcast's rows are the transcript's own).
+    pub fn styles_lines(&self) -> bool {
+        self.output == OutputMode::Lines && self.subtitle_style != StyleName::Broadcast
+    }
+
+    /// Live, what the style adds to the latency of `output=lines`: a cue
+    /// goes out once its end is decided.
+    pub fn style_hold(&self) -> gst::ClockTime {
+        if self.styles_lines() {
+            gst::ClockTime::from_nseconds(self.style().hold_ns())
+        } else {
+            gst::ClockTime::ZERO
+        }
+    }
+
     pub fn transcript_config(&self) -> TranscriptConfig {
         let interval = self.decode_interval().nseconds();
         // Text about a frame appears once the frame, its look-ahead and the
@@ -270,6 +299,7 @@ impl Settings {
             release_after_ns: budget.max(interval),
             min_duration_ns: voxtral::samples_to_ns(voxtral::FRAME_SAMPLES),
             segmentation: match self.output {
+                _ if self.styles_lines() => Segmentation::Words,
                 OutputMode::Words => Segmentation::Words,
                 OutputMode::Lines => Segmentation::Lines {
                     max_chars: self.max_line_chars as usize,

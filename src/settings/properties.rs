@@ -96,7 +96,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecString::builder("language-code")
                     .nick("Language code")
-                    .blurb("The speech's language, e.g. en-US, written into a language-code tag only: the model detects the language itself")
+                    .blurb("The speech's language, e.g. en-US: written into a language-code tag and picks the subtitle styles' reading speed; the model detects the language itself")
                     .mutable_playing()
                     .build(),
                 glib::ParamSpecUInt::builder("threads")
@@ -183,6 +183,17 @@ impl Settings {
         ]
     }
 
+    /// `subtitle-style`, with the element's default and its blurb (each
+    /// element class needs its own instance).
+    pub fn subtitle_style_param_spec(default: StyleName, blurb: &'static str) -> glib::ParamSpec {
+        glib::ParamSpecString::builder("subtitle-style")
+            .nick("Subtitle style")
+            .blurb(blurb)
+            .default_value(Some(default.as_str()))
+            .mutable_ready()
+            .build()
+    }
+
     /// Applies one property value. A value the element cannot use is
     /// refused (the old one stays) and the reason returned; a value used in
     /// part comes with warnings.
@@ -244,6 +255,14 @@ impl Settings {
             "device" => self.device = value.get().expect("type checked"),
             "output" => self.output = value.get().expect("type checked"),
             "max-line-chars" => self.max_line_chars = value.get().expect("type checked"),
+            "subtitle-style" => {
+                let name = value.get::<Option<String>>().expect("type checked");
+                self.subtitle_style = name
+                    .as_deref()
+                    .unwrap_or_default()
+                    .parse()
+                    .map_err(|e| Rejected(format!("{e}; {} stays", self.subtitle_style)))?;
+            }
             "max-stream-duration" => {
                 let ms = value.get().expect("type checked");
                 self.max_stream_duration_ms = ms;
@@ -319,6 +338,7 @@ impl Settings {
             "device" => self.device.to_value(),
             "output" => self.output.to_value(),
             "max-line-chars" => self.max_line_chars.to_value(),
+            "subtitle-style" => self.subtitle_style.as_str().to_value(),
             "max-stream-duration" => self.max_stream_duration_ms.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),

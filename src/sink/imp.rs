@@ -29,35 +29,62 @@ use gst::subclass::prelude::*;
 use gst_base::prelude::*;
 use gst_base::subclass::prelude::*;
 
-use super::output::{file_format, EosLatch, SinkOutput, TranscriptFile};
+use super::output::{create_file, EosLatch, SinkOutput};
 use super::own_pad::OwnPad;
-use super::{FileFormatChoice, CAT};
+use super::CAT;
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
 use crate::core::report::Reporter;
-use crate::core::Core;
+use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
+use crate::core::{Core, Output};
 use crate::participants::{Participants, SpeakerPad};
 use crate::settings::{OutputMode, Settings, SettingsCell};
+use crate::subtitles::file::{FileChoice, FileOptions, TranscriptFile};
+use crate::subtitles::scc::SccOptions;
+use crate::subtitles::StyleName;
+use crate::transcriber::CaptionMode;
+
+/// The sink's subtitle style unless set: subtitle files a person can read
+/// (2 lines of 42 characters, 5/6 s to 7 s, 20 characters a second).
+const DEFAULT_STYLE: StyleName = StyleName::Netflix;
 
 /// Properties of the sink alone.
 #[derive(Debug, Clone)]
 struct SinkSettings {
     location: Option<PathBuf>,
-    format: FileFormatChoice,
+    format: FileChoice,
     post_messages: bool,
+    /// SCC files: pop-on, or as aired live.
+    caption_mode: CaptionMode,
+    /// SCC files: drop-frame time codes.
+    drop_frame: bool,
 }
 
 impl Default for SinkSettings {
     fn default() -> Self {
         Self {
             location: None,
-            format: FileFormatChoice::Auto,
+            format: FileChoice::Auto,
             post_messages: true,
+            caption_mode: CaptionMode::PopOn,
+            drop_frame: true,
         }
     }
 }
 
-#[derive(Default)]
+impl SinkSettings {
+    fn file_options(&self, settings: &Settings) -> FileOptions {
+        FileOptions {
+            language: settings.language_code.clone(),
+            scc: SccOptions {
+                mode: self.caption_mode.into(),
+                drop_frame: self.drop_frame,
+                ..SccOptions::default()
+            },
+        }
+    }
+}
+
 pub struct Sink {
     settings: SettingsCell,
     sink_settings: Mutex<SinkSettings>,
@@ -67,6 +94,26 @@ pub struct Sink {
     participants: Participants,
     /// Feeds the sink pad while it is unlinked (own_pad.rs).
     own_pad: Arc<OwnPad>,
+    /// The counts of the subtitle cues made (in the file, or with
+    /// output=lines), for `stats`.
+    subtitle_counts: SharedCounts,
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        Sink {
+            settings: SettingsCell::new(Settings {
+                subtitle_style: DEFAULT_STYLE,
+                ..Settings::default()
+            }),
+            sink_settings: Default::default(),
+            state: Default::default(),
+            eos: Default::default(),
+            participants: Default::default(),
+            own_pad: Default::default(),
+            subtitle_counts: Default::default(),
+        }
+    }
 }
 
 impl Sink {
@@ -92,23 +139,30 @@ impl Sink {
         self.state.lock().unwrap().core()
     }
 
-    fn open_file(&self) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
+    fn open_file(&self, settings: &Settings) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
         let sink = self.sink_settings.lock().unwrap().clone();
+        let options = sink.file_options(settings);
         sink.location
-            .map(|path| TranscriptFile::create(&path, file_format(sink.format, &path)))
+            .map(|path| create_file(&path, sink.format, settings.style(), &options))
             .transpose()
     }
 
-    fn output(&self, settings: &Settings, file: Option<TranscriptFile>) -> SinkOutput {
-        SinkOutput {
+    /// Where the worker's words go: messages, the signal and the file;
+    /// with output=lines in a style, as cues of that style.
+    fn output(&self, settings: &Settings, file: Option<TranscriptFile>) -> Box<dyn Output> {
+        let output = SinkOutput {
             own_pad: self.own_pad.clone(),
             element: self.obj().downgrade(),
             file,
             line_cues: settings.output == OutputMode::Lines,
+            file_counts: self.subtitle_counts.clone(),
             post_messages: self.sink_settings.lock().unwrap().post_messages,
             report: Reporter::new(self.obj().upcast_ref()),
             eos: self.eos.clone(),
-        }
+            segment: None,
+        };
+        // A file waits for no muxer: a stall lets no cue go early.
+        style_lines(Box::new(output), settings, &self.subtitle_counts, false)
     }
 
     fn handle_eos(&self, event: gst::Event) -> bool {
@@ -132,6 +186,9 @@ impl ObjectSubclass for Sink {
     type Interfaces = (gst::ChildProxy,);
 }
 
+/// `subtitle-style`'s blurb: what it acts on, the styles, the default.
+const STYLE_BLURB: &str = "Cues of subtitle files and of output=lines: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows as spoken)";
+
 impl ObjectImpl for Sink {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
@@ -142,9 +199,22 @@ impl ObjectImpl for Sink {
                     .blurb("File to write the transcript to as it comes, one whole cue per write, so that a killed pipeline leaves a valid file (none: no file). Opened when the element starts")
                     .mutable_ready()
                     .build(),
-                glib::ParamSpecEnum::builder_with_default("format", FileFormatChoice::Auto)
+                glib::ParamSpecString::builder("format")
                     .nick("File format")
-                    .blurb("Format of the transcript file: txt, srt, vtt or jsonl; auto picks it from the location's extension")
+                    .blurb("File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d")
+                    .default_value(Some(FileChoice::Auto.as_str()))
+                    .mutable_ready()
+                    .build(),
+                Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
+                glib::ParamSpecEnum::builder_with_default("caption-mode", CaptionMode::PopOn)
+                    .nick("SCC caption mode")
+                    .blurb("SCC files: pop-on (default: each cue shown whole at its start), or roll-up2/3/4 and paint-on as captions air live")
+                    .mutable_ready()
+                    .build(),
+                glib::ParamSpecBoolean::builder("drop-frame")
+                    .nick("SCC drop-frame time codes")
+                    .blurb("SCC files: 29.97 fps drop-frame time codes (HH:MM:SS;FF), which keep to the clock; false: non-drop (HH:MM:SS:FF)")
+                    .default_value(true)
                     .mutable_ready()
                     .build(),
                 glib::ParamSpecBoolean::builder("post-messages")
@@ -184,8 +254,20 @@ impl ObjectImpl for Sink {
                     .expect("type checked")
                     .map(PathBuf::from)
             }
-            "format" => sink.format = value.get().expect("type checked"),
+            "format" => {
+                let name = value.get::<Option<String>>().expect("type checked");
+                match name.as_deref().unwrap_or_default().parse() {
+                    Ok(format) => sink.format = format,
+                    Err(e) => {
+                        let message = format!("{e}; {} stays", sink.format);
+                        drop(sink);
+                        self.settings.warn(self.obj().upcast_ref(), message);
+                    }
+                }
+            }
             "post-messages" => sink.post_messages = value.get().expect("type checked"),
+            "caption-mode" => sink.caption_mode = value.get().expect("type checked"),
+            "drop-frame" => sink.drop_frame = value.get().expect("type checked"),
             _ => {
                 drop(sink);
                 self.settings
@@ -202,11 +284,14 @@ impl ObjectImpl for Sink {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned())
                 .to_value(),
-            "format" => sink.format.to_value(),
+            "format" => sink.format.as_str().to_value(),
             "post-messages" => sink.post_messages.to_value(),
+            "caption-mode" => sink.caption_mode.to_value(),
+            "drop-frame" => sink.drop_frame.to_value(),
             "stats" => {
                 let mut stats = self.state.lock().unwrap().stats().to_structure();
                 self.participants.add_stats(&mut stats);
+                add_subtitle_stats(&mut stats, *self.subtitle_counts.lock().unwrap());
                 stats.to_value()
             }
             _ => self.settings.property(pspec),
@@ -336,7 +421,7 @@ impl ElementImpl for Sink {
 impl BaseSinkImpl for Sink {
     fn start(&self) -> Result<(), gst::ErrorMessage> {
         let settings = self.settings.snapshot();
-        let output = self.output(&settings, self.open_file()?);
+        let output = self.output(&settings, self.open_file(&settings)?);
         let sinkpad = self.sinkpad();
         let linked = sinkpad.is_linked();
         let obj = self.obj();
@@ -345,7 +430,7 @@ impl BaseSinkImpl for Sink {
             element,
             sinkpad.upcast_ref(),
             self.settings.reported_latency(),
-            Box::new(output),
+            output,
         );
         // Unlinked, the pad brings nothing: the request pads' words are the
         // element's, and it feeds the pad itself.

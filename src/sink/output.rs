@@ -5,33 +5,39 @@
 //! `transcript` signal and the transcript file, cue by cue; and the latch
 //! that lets the sink pad's EOS wait for the last of them.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
 use gst::glib;
 use gst::prelude::*;
 
-use super::file_format::{FileCue, FileFormat};
 use super::own_pad::OwnPad;
-use super::{FileFormatChoice, CAT};
+use super::CAT;
 use crate::core::report::Reporter;
+use crate::core::styled::SharedCounts;
 use crate::core::{Output, TimedCue};
+use crate::subtitles::file::{FileChoice, FileKind, FileOptions, TranscriptFile};
+use crate::subtitles::records::Record;
+use crate::subtitles::Style;
 
-pub(super) fn file_format(choice: FileFormatChoice, location: &Path) -> FileFormat {
-    let by_extension = || match location.extension().and_then(|e| e.to_str()) {
-        Some("srt") => FileFormat::Srt,
-        Some("vtt") => FileFormat::Vtt,
-        Some("jsonl") | Some("json") => FileFormat::Jsonl,
-        _ => FileFormat::Txt,
-    };
-    match choice {
-        FileFormatChoice::Auto => by_extension(),
-        FileFormatChoice::Txt => FileFormat::Txt,
-        FileFormatChoice::Srt => FileFormat::Srt,
-        FileFormatChoice::Vtt => FileFormat::Vtt,
-        FileFormatChoice::Jsonl => FileFormat::Jsonl,
-    }
+/// Creates the transcript file at `path`: `choice`'s format (auto: by the
+/// extension), cues made of words in `style`.
+pub(super) fn create_file(
+    path: &Path,
+    choice: FileChoice,
+    style: Style,
+    options: &FileOptions,
+) -> Result<TranscriptFile, gst::ErrorMessage> {
+    TranscriptFile::create(path, FileKind::of(choice, path), style, options).map_err(|e| {
+        gst::error_msg!(
+            gst::ResourceError::OpenWrite,
+            (
+                "Could not open the transcript file {} for writing: {}",
+                path.display(),
+                e
+            )
+        )
+    })
 }
 
 /// Lets EOS wait until the worker has handed on the last cue.
@@ -63,78 +69,27 @@ impl EosLatch {
     }
 }
 
-/// A transcript file, written cue by cue.
-pub(super) struct TranscriptFile {
-    file: std::fs::File,
-    path: PathBuf,
-    format: FileFormat,
-    cues: u64,
-    /// The speaker of the last cue written.
-    speaker: Option<String>,
-    /// The last text written did not end its line (txt).
-    mid_line: bool,
-}
-
-impl TranscriptFile {
-    pub(super) fn create(
-        path: &Path,
-        format: FileFormat,
-    ) -> Result<TranscriptFile, gst::ErrorMessage> {
-        let open_error = |e: std::io::Error| {
-            gst::error_msg!(
-                gst::ResourceError::OpenWrite,
-                (
-                    "Could not open the transcript file {} for writing: {}",
-                    path.display(),
-                    e
-                )
-            )
-        };
-        let mut file = std::fs::File::create(path).map_err(open_error)?;
-        file.write_all(format.header().as_bytes())
-            .map_err(open_error)?;
-        Ok(TranscriptFile {
-            file,
-            path: path.to_owned(),
-            format,
-            cues: 0,
-            speaker: None,
-            mid_line: false,
-        })
-    }
-
-    /// Writes one cue in one write, so that a file cut at any moment ends
-    /// with whole cues (the OS keeps what was written if the process dies).
-    fn write(&mut self, cue: &FileCue<'_>, line_cue: bool) -> std::io::Result<()> {
-        self.cues += 1;
-        let turn = cue.speaker.is_some() && cue.speaker != self.speaker.as_deref();
-        let mut text = self.format.cue(self.cues, cue, line_cue, turn);
-        if turn && self.mid_line && self.format == FileFormat::Txt {
-            // A new speaker starts a line of their own.
-            text.insert(0, '\n');
-        }
-        self.speaker = cue.speaker.map(str::to_owned);
-        self.mid_line = !text.ends_with('\n');
-        self.file.write_all(text.as_bytes())
-    }
-}
-
 /// Delivers the worker's cues as messages, signals and file lines.
 pub(super) struct SinkOutput {
     pub(super) element: glib::WeakRef<super::VoxtralRtSink>,
     pub(super) file: Option<TranscriptFile>,
+    /// The worker's cues are lines or cues of a style, not words.
     pub(super) line_cues: bool,
+    /// The counts of the file's cues, for `stats`.
+    pub(super) file_counts: SharedCounts,
     pub(super) post_messages: bool,
     pub(super) report: Reporter,
     pub(super) eos: Arc<EosLatch>,
     /// The request pads' words end here and no sink pad's EOS posts the
     /// element's: this output does.
     pub(super) own_pad: Arc<OwnPad>,
+    /// The segment of the last cue.
+    pub(super) segment: Option<gst::FormattedSegment<gst::ClockTime>>,
 }
 
 impl SinkOutput {
-    fn times(cue: &TimedCue) -> FileCue<'_> {
-        FileCue {
+    fn times(cue: &TimedCue) -> Record<'_> {
+        Record {
             text: &cue.text,
             start: cue.stream_time(cue.pts),
             end: cue.stream_time(cue.end()),
@@ -142,6 +97,54 @@ impl SinkOutput {
             running_end: cue.running_time(cue.end()),
             speaker: cue.speaker.as_deref(),
         }
+    }
+}
+
+impl SinkOutput {
+    /// `t` (a buffer time of the last cue's segment) as stream time.
+    fn stream_time(&self, t: gst::ClockTime) -> u64 {
+        self.segment
+            .as_ref()
+            .and_then(|s| s.to_stream_time(t))
+            .map_or(t.nseconds(), |s| s.nseconds())
+    }
+
+    /// Does `write` to the file, if there is one; a failure is an ERROR.
+    fn write_file(
+        &mut self,
+        write: impl FnOnce(&mut TranscriptFile) -> std::io::Result<()>,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let Some(file) = &mut self.file else {
+            return Ok(gst::FlowSuccess::Ok);
+        };
+        let result = write(file);
+        if let Some(counts) = file.counts() {
+            let mut shared = self.file_counts.lock().unwrap();
+            // With output=lines the cues come made (their counts too).
+            *shared = if self.line_cues {
+                crate::subtitles::Counts {
+                    chars_replaced: counts.chars_replaced,
+                    ..*shared
+                }
+            } else {
+                counts
+            };
+        }
+        if let Err(e) = result {
+            if let Some(element) = self.element.upgrade() {
+                gst::element_error!(
+                    element,
+                    gst::ResourceError::Write,
+                    (
+                        "Could not write to the transcript file {}: {}",
+                        file.path().display(),
+                        e
+                    )
+                );
+            }
+            return Err(gst::FlowError::Error);
+        }
+        Ok(gst::FlowSuccess::Ok)
     }
 }
 
@@ -164,34 +167,33 @@ impl Output for SinkOutput {
                 &times.speaker,
             ],
         );
-        if let Some(file) = &mut self.file {
-            if let Err(e) = file.write(&times, self.line_cues) {
-                gst::element_error!(
-                    element,
-                    gst::ResourceError::Write,
-                    (
-                        "Could not write to the transcript file {}: {}",
-                        file.path.display(),
-                        e
-                    )
-                );
-                return Err(gst::FlowError::Error);
-            }
+        self.segment = Some(cue.segment.clone());
+        let line_cues = self.line_cues;
+        self.write_file(|file| file.take(&times, line_cues))
+    }
+
+    fn gap(&mut self, pts: gst::ClockTime, duration: gst::ClockTime, _seqnum: Option<gst::Seqnum>) {
+        // A file waits for no muxer: a stall (a GAP of no length) lets no
+        // cue go early.
+        if !duration.is_zero() {
+            let until = self.stream_time(pts + duration);
+            let _ = self.write_file(|file| file.silence_until(until));
         }
-        Ok(gst::FlowSuccess::Ok)
     }
 
-    fn gap(
-        &mut self,
-        _pts: gst::ClockTime,
-        _duration: gst::ClockTime,
-        _seqnum: Option<gst::Seqnum>,
-    ) {
+    fn event(&mut self, event: gst::Event) {
+        if event.type_() == gst::EventType::Segment {
+            let _ = self.write_file(|file| file.finish(None));
+        }
     }
 
-    fn event(&mut self, _event: gst::Event) {}
+    fn flushed(&mut self) {
+        let _ = self.write_file(|file| file.finish(None));
+    }
 
-    fn eos(&mut self, seqnum: gst::Seqnum, _end: Option<gst::ClockTime>) {
+    fn eos(&mut self, seqnum: gst::Seqnum, end: Option<gst::ClockTime>) {
+        let until = end.map(|end| self.stream_time(end));
+        let _ = self.write_file(|file| file.finish(until));
         self.eos.finish(true);
         if let Some(element) = self.element.upgrade() {
             self.own_pad.end(element.upcast_ref(), seqnum);
@@ -199,6 +201,8 @@ impl Output for SinkOutput {
     }
 
     fn failed(&mut self) {
+        // What the style holds is written: no word is lost.
+        let _ = self.write_file(|file| file.finish(None));
         self.eos.finish(false);
     }
 }

@@ -4,6 +4,25 @@
 //! Subtitles for delivery: timed words into cues a person can read (the
 //! subtitle styles), and the files they are delivered in. Pure: no pads,
 //! no threads; used by the sink's files and the transcriber's pads.
+//!
+//! - `style.rs`: the styles (lines, characters, times, reading speed);
+//! - `lines.rs`: where a person breaks a line, and a cue's lines;
+//! - `cues/`: timed words into cues of a style, as they come;
+//! - `file.rs`: a transcript file as it is written (records, or cues and
+//!   the format's tail); `records.rs` txt and jsonl, `srt.rs`,
+//!   `webvtt.rs`, `scc/` and `ttml.rs` (IMSC 1.1 Text, EBU-TT-D) the
+//!   subtitle formats.
+
+pub mod cues;
+pub mod file;
+pub mod lines;
+pub mod records;
+mod srt;
+pub mod style;
+mod webvtt;
+
+pub use cues::{split_text, Counts, CueBuilder, Word};
+pub use style::{Style, StyleName, UnknownStyle};
 
 pub mod scc;
 pub mod ttml;
@@ -20,6 +39,14 @@ pub struct Cue {
     pub speaker: Option<String>,
 }
 
+impl Cue {
+    /// The lines as one text, a line feed between them (a text buffer's
+    /// content).
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+}
+
 /// A subtitle file format, written cue by cue so that a file cut after any
 /// write is valid: `header` once, then each cue's text, and after the cues
 /// so far the `tail` (what closes the file: TTML's closing tags, SCC's last
@@ -32,4 +59,9 @@ pub trait Format: Send {
     fn cue(&mut self, cue: &Cue) -> String;
     /// What ends the file after the cues so far.
     fn tail(&self) -> String;
+    /// Characters of the cues so far the format could not carry, written
+    /// as a transliteration (SCC: CEA-608's character set).
+    fn chars_replaced(&self) -> u64 {
+        0
+    }
 }

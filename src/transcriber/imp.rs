@@ -25,8 +25,10 @@ use gst::subclass::prelude::*;
 
 use crate::core::input;
 use crate::core::lifecycle::{stop_core, Lifecycle};
+use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
 use crate::core::Core;
 use crate::settings::{Settings, SettingsCell};
+use crate::subtitles::StyleName;
 
 use super::caps::src_caps;
 use super::caption_output::OutputLosses;
@@ -54,6 +56,8 @@ pub struct Transcriber {
     post_messages: Arc<AtomicBool>,
     /// The request pads'.
     participants: Participants,
+    /// The counts of output=lines cues in a subtitle style, for `stats`.
+    subtitle_counts: SharedCounts,
     #[cfg(feature = "translate")]
     translate_settings: Mutex<TranslateSettings>,
     #[cfg(feature = "translate")]
@@ -146,7 +150,7 @@ impl Transcriber {
                 let Some((live, min, max)) = self.upstream_latency() else {
                     return false;
                 };
-                let ours = self.settings.reported_latency();
+                let ours = self.settings.reported_latency() + self.settings.style_hold();
                 q.set(live, min + ours, max.map(|m| m + ours));
                 gst::debug!(CAT, imp = self, "latency: live {live}, min {}", min + ours);
                 true
@@ -187,13 +191,14 @@ impl Transcriber {
             captions.clone(),
             self.output_losses.clone(),
             self.post_messages.clone(),
-            self.start_translations(element, &captions),
+            self.start_translations(element, &captions, &settings),
         );
+        let output = style_lines(Box::new(output), &settings, &self.subtitle_counts, true);
         let sink_output = self.participants.output_for_sink_pad(
             element,
             self.sinkpad.upcast_ref(),
             self.settings.reported_latency(),
-            Box::new(output),
+            output,
         );
         let started = self
             .state
@@ -211,16 +216,22 @@ impl Transcriber {
     }
 
     /// Each translate pad's thread, from the translation settings.
-    fn start_translations(&self, element: &gst::Element, captions: &CaptionSettings) -> Taps {
+    fn start_translations(
+        &self,
+        element: &gst::Element,
+        captions: &CaptionSettings,
+        settings: &Settings,
+    ) -> Taps {
         #[cfg(feature = "translate")]
         {
-            let settings = self.translate_settings.lock().unwrap().clone();
+            let translate = self.translate_settings.lock().unwrap().clone();
+            let style = settings.style();
             self.translate_pads
-                .start(element, &settings, captions, &self.output_losses)
+                .start(element, &translate, captions, &self.output_losses, &style)
         }
         #[cfg(not(feature = "translate"))]
         {
-            let _ = (element, captions);
+            let _ = (element, captions, settings);
             Taps::default()
         }
     }
@@ -279,6 +290,7 @@ impl ObjectSubclass for Transcriber {
             caption_settings: Mutex::default(),
             post_messages: Arc::default(),
             participants: Participants::default(),
+            subtitle_counts: SharedCounts::default(),
             #[cfg(feature = "translate")]
             translate_settings: Mutex::default(),
             #[cfg(feature = "translate")]
@@ -287,11 +299,18 @@ impl ObjectSubclass for Transcriber {
     }
 }
 
+/// `subtitle-style`'s blurb: what it acts on, the styles, the default.
+const STYLE_BLURB: &str = "Cues of output=lines and translate pads: broadcast (default: rows as spoken), netflix (2x42 chars, 5/6-7 s, 20 chars/s), bbc (2x37, 180 words/min) or dcmp (2x32, 2-7 s, 225 words/min); live, others add 7 s latency";
+
 impl ObjectImpl for Transcriber {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
             let mut properties = Settings::param_specs();
             properties.extend(CaptionSettings::param_specs());
+            properties.push(Settings::subtitle_style_param_spec(
+                StyleName::Broadcast,
+                STYLE_BLURB,
+            ));
             properties.push(
                 glib::ParamSpecBoolean::builder("post-messages")
                     .nick("Post messages")
@@ -341,6 +360,7 @@ impl ObjectImpl for Transcriber {
             self.output_losses.add_to(&mut stats);
             // Each request pad's model stream: its own statistics.
             self.participants.add_stats(&mut stats);
+            add_subtitle_stats(&mut stats, *self.subtitle_counts.lock().unwrap());
             #[cfg(feature = "translate")]
             self.translate_pads.add_stats(&mut stats);
             return stats.to_value();
@@ -552,6 +572,7 @@ impl Transcriber {
                     return false;
                 };
                 let ours = self.settings.reported_latency()
+                    + self.settings.style_hold()
                     + self.translate_settings.lock().unwrap().latency();
                 q.set(live, min + ours, max.map(|m| m + ours));
                 true

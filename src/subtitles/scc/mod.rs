@@ -185,6 +185,10 @@ impl Format for Scc {
         self.lines(&bursts)
     }
 
+    fn chars_replaced(&self) -> u64 {
+        self.stats().replaced
+    }
+
     fn tail(&self) -> String {
         let bursts = match &self.writer {
             Writer::PopOn(pop) => pop.pending_erase().into_iter().collect(),

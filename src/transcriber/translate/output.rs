@@ -31,6 +31,7 @@ use gst::prelude::*;
 
 use crate::core::report::{Cause, Reporter};
 use crate::core::TimedCue;
+use crate::subtitles::{split_text, Style};
 use crate::translation::{
     Error, History, Language, PaceLimits, Pacer, Released, Request, Unit, UnitBuilder, UnitLimits,
     Word,
@@ -93,6 +94,8 @@ pub(super) struct PadTranslator {
     /// Captions, when downstream takes them; text otherwise.
     pub captions: CaptionTrack,
     pub report: Reporter,
+    /// Splits a translation into cues (broadcast: one buffer a unit).
+    pub style: Style,
 }
 
 /// Starts the pad's thread; its inbox is returned.
@@ -498,7 +501,12 @@ impl Worker {
             return;
         }
         gst::debug!(CAT, obj = self.t.pad, "translation at {pts}: {text}");
-        self.push_timed(text.into_bytes(), pts, duration);
+        let (from, to, late) = (start.nseconds(), end.nseconds(), pts - start);
+        for cue in split_text(&self.t.style, &text, from, to, self.speaker.as_deref()) {
+            let at = gst::ClockTime::from_nseconds(cue.start_ns) + late;
+            let length = gst::ClockTime::from_nseconds(cue.end_ns - cue.start_ns);
+            self.push_timed(cue.text().into_bytes(), at, length);
+        }
     }
 
     /// Where a translation of speech from `start` goes: there, or where

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use gst::prelude::*;
 
 use crate::core::report::{Cause, Reporter};
+use crate::subtitles::Style;
 use crate::translation::{ApiKey, ChatClient, ChatConfig, Language, UnitLimits};
 
 use super::output::{self, PadCounts, PadTranslator};
@@ -71,6 +72,7 @@ impl TranslatePads {
         settings: &TranslateSettings,
         captions: &CaptionSettings,
         losses: &Arc<OutputLosses>,
+        style: &Style,
     ) -> Taps {
         let mut taps = Taps::default();
         let list = self.list.lock().unwrap();
@@ -98,6 +100,7 @@ impl TranslatePads {
                     report.clone(),
                 ),
                 report: report.clone(),
+                style: style.for_language(entry.pad.language_code().as_deref()),
             };
             match output::spawn(translator) {
                 Ok(sender) => taps.add(sender),

@@ -19,7 +19,8 @@ use super::scc::{Scc, SccOptions};
 use super::srt::Srt;
 use super::ttml::{Profile, Ttml};
 use super::webvtt::WebVtt;
-use super::{Counts, Cue, CueBuilder, Format, Style, Word};
+use super::writes::{CueWriter, Tail, WriteAt};
+use super::{Counts, Cue, Format, Style, Word};
 
 /// The `format` property's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,6 +50,28 @@ impl FileChoice {
         FileChoice::EbuTtD,
     ];
 
+    /// The subtitle formats (cues of a style), as `voxtralrtsubenc` takes
+    /// them.
+    pub const SUBTITLES: [FileChoice; 5] = [
+        FileChoice::Srt,
+        FileChoice::Vtt,
+        FileChoice::Scc,
+        FileChoice::Ttml,
+        FileChoice::EbuTtD,
+    ];
+
+    /// The choice `s` names (in any case) among `valid`.
+    pub fn parse_among(s: &str, valid: &'static [FileChoice]) -> Result<FileChoice, UnknownFormat> {
+        valid
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownFormat {
+                name: s.to_owned(),
+                valid,
+            })
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FileChoice::Auto => "auto",
@@ -69,14 +92,18 @@ impl fmt::Display for FileChoice {
     }
 }
 
-/// A name that is no file format; its text names the valid ones.
+/// A name that is no file format (of those valid); its text names the
+/// valid ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownFormat(pub String);
+pub struct UnknownFormat {
+    pub name: String,
+    pub valid: &'static [FileChoice],
+}
 
 impl fmt::Display for UnknownFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = FileChoice::ALL.iter().map(|c| c.as_str()).collect();
-        write!(f, "format {:?} is none of {}", self.0, names.join(", "))
+        let names: Vec<&str> = self.valid.iter().map(|c| c.as_str()).collect();
+        write!(f, "format {:?} is none of {}", self.name, names.join(", "))
     }
 }
 
@@ -86,10 +113,7 @@ impl FromStr for FileChoice {
     type Err = UnknownFormat;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FileChoice::ALL
-            .into_iter()
-            .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| UnknownFormat(s.to_owned()))
+        FileChoice::parse_among(s, &FileChoice::ALL)
     }
 }
 
@@ -139,7 +163,8 @@ impl FileKind {
         }
     }
 
-    fn format(self, options: &FileOptions) -> Option<Box<dyn Format>> {
+    /// The subtitle format of this kind (none: records).
+    pub fn format(self, options: &FileOptions) -> Option<Box<dyn Format>> {
         let language = options.language.as_deref().unwrap_or_default();
         match self {
             FileKind::Records(_) => None,
@@ -160,21 +185,9 @@ impl FileKind {
     }
 }
 
-/// Subtitle cues at the end of the cues so far, the tail after them.
-struct Cues {
-    format: Box<dyn Format>,
-    /// Makes the cues of words (none when the transcript's cues are cues
-    /// already).
-    builder: CueBuilder,
-    /// Where the next cue goes: the end of the header and cues so far.
-    body_end: u64,
-    /// The file's length.
-    len: u64,
-}
-
 enum Writer {
     Records(Records),
-    Cues(Box<Cues>),
+    Cues(Box<CueWriter>),
 }
 
 /// A transcript file, written as the transcript comes.
@@ -201,15 +214,9 @@ impl TranscriptFile {
                 _ => unreachable!("subtitle formats have a Format"),
             })),
             Some(format) => {
-                let header = format.header();
-                let start = format!("{header}{}", format.tail());
-                file.write_all(start.as_bytes())?;
-                Writer::Cues(Box::new(Cues {
-                    format,
-                    builder: CueBuilder::new(style),
-                    body_end: header.len() as u64,
-                    len: start.len() as u64,
-                }))
+                let (cues, header) = CueWriter::new(format, style, Tail::AfterEachCue);
+                write_at(&file, &header)?;
+                Writer::Cues(Box::new(cues))
             }
         };
         Ok(TranscriptFile {
@@ -239,13 +246,12 @@ impl TranscriptFile {
                     end_ns: record.end,
                     speaker: record.speaker.map(str::to_owned),
                 };
-                cues.write(&self.file, &cue)
+                write_at(&self.file, &cues.cue(&cue))
             }
             Writer::Cues(cues) => {
                 let mut word = Word::new(record.text, record.start, record.end);
                 word.speaker = record.speaker.map(str::to_owned);
-                let made = cues.builder.push(word);
-                cues.write_all(&self.file, &made)
+                write_all_at(&self.file, &cues.push(word))
             }
         }
     }
@@ -253,8 +259,7 @@ impl TranscriptFile {
     /// Nothing is said before `t` (stream time): the cues that decides.
     pub fn silence_until(&mut self, t: u64) -> io::Result<()> {
         if let Writer::Cues(cues) = &mut self.writer {
-            let made = cues.builder.silence_until(t);
-            cues.write_all(&self.file, &made)?;
+            write_all_at(&self.file, &cues.silence_until(t))?;
         }
         Ok(())
     }
@@ -263,9 +268,7 @@ impl TranscriptFile {
     /// the last cue ending at `until` at the latest (stream time).
     pub fn finish(&mut self, until: Option<u64>) -> io::Result<()> {
         if let Writer::Cues(cues) = &mut self.writer {
-            let made = cues.builder.finish(until);
-            cues.write_all(&self.file, &made)?;
-            cues.builder.reset();
+            write_all_at(&self.file, &cues.finish(until))?;
         }
         Ok(())
     }
@@ -274,37 +277,18 @@ impl TranscriptFile {
     /// format could not carry (subtitle formats).
     pub fn counts(&self) -> Option<Counts> {
         match &self.writer {
-            Writer::Cues(cues) => Some(Counts {
-                chars_replaced: cues.format.chars_replaced(),
-                ..cues.builder.counts()
-            }),
+            Writer::Cues(cues) => Some(cues.counts()),
             Writer::Records(_) => None,
         }
     }
 }
 
-impl Cues {
-    fn write_all(&mut self, file: &File, cues: &[Cue]) -> io::Result<()> {
-        cues.iter().try_for_each(|cue| self.write(file, cue))
-    }
+fn write_at(file: &File, write: &WriteAt) -> io::Result<()> {
+    file.write_all_at(&write.bytes, write.offset)
+}
 
-    /// The cue and the tail after it in one write where the tail was; line
-    /// feeds fill up to the old end if the file would be shorter, so
-    /// nothing of the old tail is left after the new one.
-    fn write(&mut self, file: &File, cue: &Cue) -> io::Result<()> {
-        let text = self.format.cue(cue);
-        let mut bytes = text.into_bytes();
-        let cue_len = bytes.len() as u64;
-        bytes.extend(self.format.tail().into_bytes());
-        let end = self.body_end + bytes.len() as u64;
-        if end < self.len {
-            bytes.resize(bytes.len() + (self.len - end) as usize, b'\n');
-        }
-        file.write_all_at(&bytes, self.body_end)?;
-        self.body_end += cue_len;
-        self.len = self.len.max(end);
-        Ok(())
-    }
+fn write_all_at(file: &File, writes: &[WriteAt]) -> io::Result<()> {
+    writes.iter().try_for_each(|w| write_at(file, w))
 }
 
 #[cfg(test)]
@@ -367,6 +351,12 @@ mod tests {
             "docx".parse::<FileChoice>().unwrap_err().to_string(),
             "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d"
         );
+        let subtitles = |s| FileChoice::parse_among(s, &FileChoice::SUBTITLES);
+        assert_eq!(subtitles("TTML").unwrap(), FileChoice::Ttml);
+        assert_eq!(
+            subtitles("jsonl").unwrap_err().to_string(),
+            "format \"jsonl\" is none of srt, vtt, scc, ttml, ebu-tt-d"
+        );
     }
 
     #[test]
@@ -408,61 +398,5 @@ mod tests {
         file.take(&record("one", 0, 100), false).unwrap();
         file.take(&record("two", 100, 200), false).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
-    }
-
-    /// A format whose tail changes length, as SCC's and TTML's may.
-    struct Growing(usize);
-
-    impl Format for Growing {
-        fn header(&self) -> String {
-            "<doc>\n".into()
-        }
-        fn cue(&mut self, cue: &Cue) -> String {
-            self.0 += 1;
-            format!("<p>{}</p>\n", cue.text())
-        }
-        fn tail(&self) -> String {
-            // Long after the first cue, short after the second.
-            if self.0 == 1 {
-                "<!-- one cue so far -->\n</doc>\n".into()
-            } else {
-                "</doc>\n".into()
-            }
-        }
-    }
-
-    #[test]
-    fn each_cue_rewrites_the_tail_and_no_old_tail_is_left_after_it() {
-        let path = scratch("tail.xml");
-        let file = File::create(&path).unwrap();
-        let format = Growing(0);
-        let start = format!("{}{}", format.header(), format.tail());
-        (&file).write_all(start.as_bytes()).unwrap();
-        let mut cues = Cues {
-            format: Box::new(format),
-            builder: CueBuilder::new(Style::new(StyleName::Broadcast, None, 32)),
-            body_end: 6,
-            len: start.len() as u64,
-        };
-        let cue = |text: &str| Cue {
-            lines: vec![text.into()],
-            start_ns: 0,
-            end_ns: 1,
-            speaker: None,
-        };
-        cues.write(&file, &cue("a")).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&path).unwrap(),
-            "<doc>\n<p>a</p>\n<!-- one cue so far -->\n</doc>\n"
-        );
-        cues.write(&file, &cue("b")).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(
-            text.starts_with("<doc>\n<p>a</p>\n<p>b</p>\n</doc>\n"),
-            "{text:?}"
-        );
-        assert!(text["<doc>\n<p>a</p>\n<p>b</p>\n</doc>\n".len()..]
-            .chars()
-            .all(|c| c == '\n'));
     }
 }

@@ -8,8 +8,10 @@
 //! - `style.rs`: the styles (lines, characters, times, reading speed);
 //! - `lines.rs`: where a person breaks a line, and a cue's lines;
 //! - `cues/`: timed words into cues of a style, as they come;
-//! - `file.rs`: a transcript file as it is written (records, or cues and
-//!   the format's tail); `records.rs` txt and jsonl, `srt.rs`,
+//! - `writes.rs`: a subtitle file's bytes as writes at offsets (the tail
+//!   rewritten after each cue), for a file on disk or a byte stream;
+//! - `file.rs`: a transcript file as it is written (records, or the writes
+//!   of `writes.rs`); `records.rs` txt and jsonl, `srt.rs`,
 //!   `webvtt.rs`, `scc/` and `ttml.rs` (IMSC 1.1 Text, EBU-TT-D) the
 //!   subtitle formats.
 
@@ -20,8 +22,9 @@ pub mod records;
 mod srt;
 pub mod style;
 mod webvtt;
+pub mod writes;
 
-pub use cues::{split_text, Counts, CueBuilder, Word};
+pub use cues::{split_text, spread_words, Counts, CueBuilder, Word};
 pub use style::{Style, StyleName, UnknownStyle};
 
 pub mod scc;

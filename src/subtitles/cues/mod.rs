@@ -112,6 +112,12 @@ impl CueBuilder {
         &self.style
     }
 
+    /// Cues decided from now on follow `style` (a language learnt while
+    /// words are held: their reading speed).
+    pub fn set_style(&mut self, style: Style) {
+        self.style = style;
+    }
+
     pub fn counts(&self) -> Counts {
         self.counts
     }
@@ -380,6 +386,27 @@ impl CueBuilder {
     }
 }
 
+/// The words of `text` (split at white space) spread over `start_ns` to
+/// `end_ns`, each taking its share of the letters' share of the time (as
+/// the transcript places text).
+pub fn spread_words(text: &str, start_ns: u64, end_ns: u64, speaker: Option<&str>) -> Vec<Word> {
+    let end_ns = end_ns.max(start_ns);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let total: u64 = words.iter().map(|w| w.chars().count() as u64).sum();
+    let at = |letters: u64| start_ns + (end_ns - start_ns) * letters / total.max(1);
+    let mut before = 0;
+    words
+        .into_iter()
+        .map(|text| {
+            let len = text.chars().count() as u64;
+            let mut word = Word::new(text, at(before), at(before + len));
+            word.speaker = speaker.map(str::to_owned);
+            before += len;
+            word
+        })
+        .collect()
+}
+
 /// A translation of the speech from `start_ns` to `end_ns` in cues of
 /// `style`, each spanning its words' share of that time (shared by their
 /// letters, as the transcript places text); broadcast leaves it one cue.
@@ -391,31 +418,22 @@ pub fn split_text(
     speaker: Option<&str>,
 ) -> Vec<Cue> {
     let end_ns = end_ns.max(start_ns);
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words = spread_words(text, start_ns, end_ns, speaker);
     if words.is_empty() {
         return Vec::new();
     }
     if style.is_broadcast() {
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
         return vec![Cue {
-            lines: vec![words.join(" ")],
+            lines: vec![texts.join(" ")],
             start_ns,
             end_ns,
             speaker: speaker.map(str::to_owned),
         }];
     }
-    let total: u64 = words.iter().map(|w| w.chars().count() as u64).sum();
-    let at = |letters: u64| start_ns + (end_ns - start_ns) * letters / total.max(1);
     let mut builder = CueBuilder::new(style.clone());
     builder.not_before = start_ns;
-    let mut cues = Vec::new();
-    let mut before = 0;
-    for text in words {
-        let len = text.chars().count() as u64;
-        let mut word = Word::new(text, at(before), at(before + len));
-        word.speaker = speaker.map(str::to_owned);
-        cues.extend(builder.push(word));
-        before += len;
-    }
+    let mut cues: Vec<Cue> = words.into_iter().flat_map(|w| builder.push(w)).collect();
     cues.extend(builder.finish(Some(end_ns)));
     cues
 }

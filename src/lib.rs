@@ -35,6 +35,7 @@ pub mod settings;
 pub mod sink;
 #[doc(hidden)]
 pub mod speakers;
+pub mod subenc;
 pub mod subtitles;
 pub mod transcriber;
 #[doc(hidden)]
@@ -67,6 +68,7 @@ pub fn set_recognizer_wrapper(element: &gst::Element, wrapper: recognizer::Wrapp
 fn plugin_init(plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
     transcriber::register(plugin)?;
     sink::register(plugin)?;
+    subenc::register(plugin)?;
     Ok(())
 }
 

@@ -2,26 +2,19 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! Subtitle styles (issue 44 §1): every rule of a style checked on every
-//! cue of speech at a natural pace, through the sink's files and the
+//! cue of speech at a natural pace (the bulletin of
+//! tests/common/bulletin.rs), through the sink's files and the
 //! transcriber's `output=lines`, with the local engine and the vLLM double.
-//!
-//! The speech: espeak-ng says a news bulletin word by word (`-s 175`: a
-//! word said alone is slower than in a sentence), the words one after the
-//! other, 240 ms more after a comma and 560 ms after a sentence: 2.1 words
-//! a second, pauses included. Each word is marked at its start by an 80 ms
-//! 1 kHz pip, which the tone fixture writes as a word ("x"); a house
-//! dictionary words each "x" as "words", six characters with its space,
-//! about an English word's length. So the transcript has the bulletin's
-//! pace and pauses, and the reading speed of English at that pace.
 
 // Every test here runs the local engine (the client build has none).
 #![cfg(feature = "local")]
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
+use common::bulletin::{assert_rules, dictionary, speech, srt_cues, Cue, BBC, DCMP, NETFLIX};
 use common::readers::{self, Kind};
 use common::subtitle_checks::{
     assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
@@ -31,114 +24,6 @@ use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName, Word};
 
 const MS: u64 = 1_000_000;
 const F32_CAPS: &str = common::remote::F32_CAPS;
-
-const BULLETIN: &[&str] = &[
-    "Good evening and welcome to the late news.",
-    "Tonight we look at the weather, the roads and the markets.",
-    "First, the weather.",
-    "It stays fine and warm through the weekend.",
-    "There is a chance of rain on Monday in the north.",
-    "Farmers say the fields need it.",
-    "On the roads, traffic is light.",
-    "The bridge in the city centre opens again tomorrow morning.",
-    "Drivers should allow more time near the harbour.",
-    "Now the markets.",
-    "Shares rose a little in early trading, then fell back by the close.",
-    "The pound was steady against the euro.",
-    "In sport, the home team won their match by two goals.",
-    "Their captain scored the second in the last minute.",
-    "The coach said he was proud of every player.",
-    "Next week the team travels to the coast.",
-    "And finally, a story from the zoo.",
-    "A baby elephant was born this morning.",
-    "Keepers say mother and calf are doing well.",
-    "Visitors can see them from the end of the month.",
-    "That is all from us tonight.",
-    "Thank you for watching.",
-    "Stay with us for the film after the break.",
-    "Good night.",
-];
-
-/// The bulletin as audio, and how many words it says.
-struct Speech {
-    audio: Vec<f32>,
-    words: usize,
-}
-
-/// espeak-ng saying `word` alone, its silence trimmed, at a quarter of its
-/// level (so that its own 1 kHz never reaches the fixture's threshold).
-fn espeak_word(word: &str, dir: &Path) -> Vec<f32> {
-    let wav = dir.join(format!("{word}.wav"));
-    let spoke = std::process::Command::new("espeak-ng")
-        .args(["-s", "175", "-w"])
-        .arg(&wav)
-        .arg(word)
-        .status()
-        .expect("espeak-ng (Debian package espeak-ng)");
-    assert!(spoke.success());
-    common::raw_of(
-        std::process::Command::new("sox").arg(&wav),
-        &dir.join(format!("{word}.f32")),
-        &[
-            "silence", "1", "0.01", "-40d", "reverse", "silence", "1", "0.01", "-40d", "reverse",
-            "vol", "0.25",
-        ],
-    )
-}
-
-fn speech() -> &'static Speech {
-    static SPEECH: OnceLock<Speech> = OnceLock::new();
-    SPEECH.get_or_init(|| {
-        let dir = common::scratch_dir("subtitles-speech");
-        let frame = common::FRAME;
-        // Three seconds of silence first (the fixture writes nothing for
-        // its first frames, and a pop-on SCC caption loads before it
-        // shows).
-        let mut audio = vec![0.0f32; 38 * frame];
-        let mut words = 0;
-        for sentence in BULLETIN {
-            for word in sentence.split(' ') {
-                let bare: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
-                let said = espeak_word(&bare.to_lowercase(), &dir);
-                let at = audio.len() / frame;
-                audio.extend(&said);
-                let frames = audio.len().div_ceil(frame).max(at + 1);
-                audio.resize(frames * frame, 0.0);
-                common::add_tone(&mut audio, at..at + 1, 1000.0);
-                let pause = if word.ends_with('.') {
-                    7
-                } else if word.ends_with(',') {
-                    3
-                } else {
-                    0
-                };
-                audio.resize(audio.len() + pause * frame, 0.0);
-                words += 1;
-            }
-        }
-        audio.resize(audio.len() + 25 * frame, 0.0);
-        Speech { audio, words }
-    })
-}
-
-/// The house dictionary that words each "x".
-fn dictionary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path = common::scratch_dir("subtitles-dictionary").join("words.txt");
-        std::fs::write(&path, "x => words\n").unwrap();
-        path
-    })
-    .clone()
-}
-
-/// A cue as a file or a buffer gives it: start and end (ms) and lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Cue {
-    start: u64,
-    end: u64,
-    lines: Vec<String>,
-}
 
 /// What a run gave.
 #[derive(Debug, Default)]
@@ -159,29 +44,6 @@ impl Outcome {
     fn stat(&self, field: &str) -> u64 {
         self.stats.as_ref().unwrap().get::<u64>(field).unwrap()
     }
-}
-
-/// The cues of an SRT file (whole cues only: a cut one fails).
-fn srt_cues(text: &str) -> Vec<Cue> {
-    let ms = |t: &str| {
-        let (hms, millis) = t.split_once(',').unwrap();
-        let parts: Vec<u64> = hms.split(':').map(|p| p.parse().unwrap()).collect();
-        ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * 1000 + millis.parse::<u64>().unwrap()
-    };
-    text.split_inclusive("\n\n")
-        .enumerate()
-        .map(|(i, block)| {
-            assert!(block.ends_with("\n\n"), "a cut cue: {block:?}");
-            let lines: Vec<&str> = block.trim_end().lines().collect();
-            assert_eq!(lines[0], (i + 1).to_string(), "{block:?}");
-            let (start, end) = lines[1].split_once(" --> ").unwrap();
-            Cue {
-                start: ms(start),
-                end: ms(end),
-                lines: lines[2..].iter().map(|l| l.to_string()).collect(),
-            }
-        })
-        .collect()
 }
 
 /// Runs the bulletin (non-live, 100 ms buffers from an appsrc) into
@@ -279,104 +141,6 @@ fn run_into(element: &str, props: &str, name: &str) -> Outcome {
     outcome
 }
 
-/// A style's rules, as the guides give them (ms, characters).
-struct Rules {
-    lines: usize,
-    chars: usize,
-    min_ms: u64,
-    max_ms: u64,
-    gap_ms: u64,
-    /// Characters a second, or words a minute.
-    speed: Speed,
-}
-
-enum Speed {
-    Cps(f64),
-    Wpm(f64),
-}
-
-const NETFLIX: Rules = Rules {
-    lines: 2,
-    chars: 42,
-    min_ms: 833,
-    max_ms: 7000,
-    gap_ms: 83,
-    speed: Speed::Cps(20.0),
-};
-
-const BBC: Rules = Rules {
-    lines: 2,
-    chars: 37,
-    min_ms: 1000,
-    max_ms: 7000,
-    gap_ms: 80,
-    speed: Speed::Wpm(180.0),
-};
-
-const DCMP: Rules = Rules {
-    lines: 2,
-    chars: 32,
-    min_ms: 2000,
-    max_ms: 7000,
-    gap_ms: 66,
-    speed: Speed::Wpm(225.0),
-};
-
-/// Every rule on every cue, and every word of the transcript exactly once,
-/// in order, in a cue that starts with its first word. Times are the
-/// file's milliseconds (a millisecond's rounding allowed). Returns the
-/// fastest reading speed of a cue.
-fn assert_rules(rules: &Rules, outcome: &Outcome) -> f64 {
-    let (words, cues) = (&outcome.words, &outcome.cues);
-    let said: Vec<&str> = words.iter().map(|w| w.1.as_str()).collect();
-    let shown: Vec<&str> = cues
-        .iter()
-        .flat_map(|c| c.lines.iter().flat_map(|l| l.split(' ')))
-        .collect();
-    assert_eq!(shown, said, "every word once, in order");
-    assert!(cues.len() >= 20, "{} cues", cues.len());
-    let mut fastest = 0.0f64;
-    let mut first_word = 0;
-    for (i, cue) in cues.iter().enumerate() {
-        let n = cue
-            .lines
-            .iter()
-            .map(|l| l.split(' ').count())
-            .sum::<usize>();
-        assert!(
-            cue.start.abs_diff(words[first_word].0) <= 1,
-            "{cue:?} starts away from its first word at {} ms",
-            words[first_word].0
-        );
-        first_word += n;
-        assert!(cue.lines.len() <= rules.lines, "{cue:?}");
-        for line in &cue.lines {
-            assert!(line.chars().count() <= rules.chars, "{cue:?}");
-        }
-        let duration = cue.end - cue.start;
-        assert!(duration <= rules.max_ms, "{cue:?}");
-        let next = cues.get(i + 1);
-        if let Some(next) = next {
-            assert!(
-                next.start + 1 >= cue.end + rules.gap_ms,
-                "{cue:?} then {next:?}"
-            );
-        }
-        // The minimum and the reading speed where the speech allows them:
-        // else the next cue starts right after the gap.
-        let cut = next.is_some_and(|next| next.start <= cue.end + rules.gap_ms + 1);
-        let chars = cue.lines.join(" ").chars().count() as f64;
-        let speed = match rules.speed {
-            Speed::Cps(limit) => (chars * 1000.0 / duration as f64, limit),
-            Speed::Wpm(limit) => (n as f64 * 60_000.0 / duration as f64, limit),
-        };
-        fastest = fastest.max(speed.0);
-        assert!(duration + 1 >= rules.min_ms || cut, "{cue:?} then {next:?}");
-        assert!(speed.0 <= speed.1 * 1.01 || cut, "{cue:?}: {:.1}", speed.0);
-    }
-    fastest
-}
-
 fn report(name: &str, outcome: &Outcome, fastest: f64) {
     let durations: Vec<u64> = outcome.cues.iter().map(|c| c.end - c.start).collect();
     eprintln!(
@@ -415,7 +179,7 @@ fn an_srt_file_with_default_properties_meets_netflix_on_every_cue() {
         "voxtralrtsink",
         &format!("model-path={}", common::tone_model()),
     );
-    let fastest = assert_rules(&NETFLIX, &outcome);
+    let fastest = assert_rules(&NETFLIX, &outcome.words, &outcome.cues);
     report("sink, default", &outcome, fastest);
     assert_eq!(outcome.stat("subtitle-cues"), outcome.cues.len() as u64);
     assert_eq!(outcome.stat("subtitle-cues-too-fast"), 0);
@@ -443,7 +207,7 @@ fn bbc_and_dcmp_meet_their_rules_on_every_cue() {
     let model = format!("model-path={}", common::tone_model());
     for (name, rules) in [("bbc", BBC), ("dcmp", DCMP)] {
         let outcome = run("voxtralrtsink", &format!("{model} subtitle-style={name}"));
-        let fastest = assert_rules(&rules, &outcome);
+        let fastest = assert_rules(&rules, &outcome.words, &outcome.cues);
         report(name, &outcome, fastest);
         assert_eq!(outcome.stat("subtitle-cues-too-fast"), 0, "{name}");
     }
@@ -461,7 +225,7 @@ fn the_vllm_double_meets_netflix_with_default_properties_and_when_asked() {
         common::vllm_double::SERVED_MODEL
     );
     let default = run("voxtralrtsink", &remote);
-    let fastest = assert_rules(&NETFLIX, &default);
+    let fastest = assert_rules(&NETFLIX, &default.words, &default.cues);
     report("vLLM double, default", &default, fastest);
     let netflix = run("voxtralrtsink", &format!("{remote} subtitle-style=netflix"));
     assert_eq!(netflix.cues, default.cues);

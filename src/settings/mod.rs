@@ -8,10 +8,12 @@
 //! - `choices.rs`: the enumerated values (engine, output, backend, ...);
 //! - `properties.rs`: the properties' specs, and applying and reading a value;
 //! - `cell.rs`: one element's settings behind a lock, with the warnings kept
-//!   until it has a bus.
+//!   until it has a bus;
+//! - `files.rs`: the subtitle file properties of the sink and the encoder.
 
 mod cell;
 mod choices;
+mod files;
 mod properties;
 
 use std::path::PathBuf;
@@ -21,6 +23,7 @@ pub use choices::{
     mark_enums_as_plugin_api, BackendChoice, EngineChoice, OutputMode, Overload, ProfanityChoice,
     ServerChoice,
 };
+pub use files::FileSettings;
 
 use crate::subtitles::{Style, StyleName};
 use crate::transcript::{Segmentation, TranscriptConfig};

@@ -38,11 +38,9 @@ use crate::core::report::Reporter;
 use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
 use crate::core::{Core, Output};
 use crate::participants::{Participants, SpeakerPad};
-use crate::settings::{OutputMode, Settings, SettingsCell};
-use crate::subtitles::file::{FileChoice, FileOptions, TranscriptFile};
-use crate::subtitles::scc::SccOptions;
+use crate::settings::{FileSettings, OutputMode, Rejected, Settings, SettingsCell};
+use crate::subtitles::file::{FileChoice, TranscriptFile};
 use crate::subtitles::StyleName;
-use crate::transcriber::CaptionMode;
 
 /// The sink's subtitle style unless set: subtitle files a person can read
 /// (2 lines of 42 characters, 5/6 s to 7 s, 20 characters a second).
@@ -52,35 +50,17 @@ const DEFAULT_STYLE: StyleName = StyleName::Netflix;
 #[derive(Debug, Clone)]
 struct SinkSettings {
     location: Option<PathBuf>,
-    format: FileChoice,
+    /// `format`, and SCC's `caption-mode` and `drop-frame`.
+    file: FileSettings,
     post_messages: bool,
-    /// SCC files: pop-on, or as aired live.
-    caption_mode: CaptionMode,
-    /// SCC files: drop-frame time codes.
-    drop_frame: bool,
 }
 
 impl Default for SinkSettings {
     fn default() -> Self {
         Self {
             location: None,
-            format: FileChoice::Auto,
+            file: FileSettings::new(FileChoice::Auto),
             post_messages: true,
-            caption_mode: CaptionMode::PopOn,
-            drop_frame: true,
-        }
-    }
-}
-
-impl SinkSettings {
-    fn file_options(&self, settings: &Settings) -> FileOptions {
-        FileOptions {
-            language: settings.language_code.clone(),
-            scc: SccOptions {
-                mode: self.caption_mode.into(),
-                drop_frame: self.drop_frame,
-                ..SccOptions::default()
-            },
         }
     }
 }
@@ -141,9 +121,9 @@ impl Sink {
 
     fn open_file(&self, settings: &Settings) -> Result<Option<TranscriptFile>, gst::ErrorMessage> {
         let sink = self.sink_settings.lock().unwrap().clone();
-        let options = sink.file_options(settings);
+        let options = sink.file.options(settings.language_code.clone());
         sink.location
-            .map(|path| create_file(&path, sink.format, settings.style(), &options))
+            .map(|path| create_file(&path, sink.file.format, settings.style(), &options))
             .transpose()
     }
 
@@ -199,24 +179,11 @@ impl ObjectImpl for Sink {
                     .blurb("File to write the transcript to as it comes, one whole cue per write, so that a killed pipeline leaves a valid file (none: no file). Opened when the element starts")
                     .mutable_ready()
                     .build(),
-                glib::ParamSpecString::builder("format")
-                    .nick("File format")
-                    .blurb("File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d")
-                    .default_value(Some(FileChoice::Auto.as_str()))
-                    .mutable_ready()
-                    .build(),
+                FileSettings::format_param_spec(FileChoice::Auto, "File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d"),
                 Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
-                glib::ParamSpecEnum::builder_with_default("caption-mode", CaptionMode::PopOn)
-                    .nick("SCC caption mode")
-                    .blurb("SCC files: pop-on (default: each cue shown whole at its start), or roll-up2/3/4 and paint-on as captions air live")
-                    .mutable_ready()
-                    .build(),
-                glib::ParamSpecBoolean::builder("drop-frame")
-                    .nick("SCC drop-frame time codes")
-                    .blurb("SCC files: 29.97 fps drop-frame time codes (HH:MM:SS;FF), which keep to the clock; false: non-drop (HH:MM:SS:FF)")
-                    .default_value(true)
-                    .mutable_ready()
-                    .build(),
+            ]);
+            props.extend(FileSettings::scc_param_specs());
+            props.extend([
                 glib::ParamSpecBoolean::builder("post-messages")
                     .nick("Post messages")
                     .blurb("Post a voxtralrt-transcript element message per word or line (text and its buffer, running and stream times)")
@@ -254,20 +221,14 @@ impl ObjectImpl for Sink {
                     .expect("type checked")
                     .map(PathBuf::from)
             }
-            "format" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                match name.as_deref().unwrap_or_default().parse() {
-                    Ok(format) => sink.format = format,
-                    Err(e) => {
-                        let message = format!("{e}; {} stays", sink.format);
-                        drop(sink);
-                        self.settings.warn(self.obj().upcast_ref(), message);
-                    }
+            "post-messages" => sink.post_messages = value.get().expect("type checked"),
+            _ if sink.file.property(pspec).is_some() => {
+                let result = sink.file.set_property(value, pspec, &FileChoice::ALL);
+                drop(sink);
+                if let Err(Rejected(message)) = result {
+                    self.settings.warn(self.obj().upcast_ref(), message);
                 }
             }
-            "post-messages" => sink.post_messages = value.get().expect("type checked"),
-            "caption-mode" => sink.caption_mode = value.get().expect("type checked"),
-            "drop-frame" => sink.drop_frame = value.get().expect("type checked"),
             _ => {
                 drop(sink);
                 self.settings
@@ -284,17 +245,17 @@ impl ObjectImpl for Sink {
                 .as_ref()
                 .map(|p| p.to_string_lossy().into_owned())
                 .to_value(),
-            "format" => sink.format.as_str().to_value(),
             "post-messages" => sink.post_messages.to_value(),
-            "caption-mode" => sink.caption_mode.to_value(),
-            "drop-frame" => sink.drop_frame.to_value(),
             "stats" => {
                 let mut stats = self.state.lock().unwrap().stats().to_structure();
                 self.participants.add_stats(&mut stats);
                 add_subtitle_stats(&mut stats, *self.subtitle_counts.lock().unwrap());
                 stats.to_value()
             }
-            _ => self.settings.property(pspec),
+            _ => sink
+                .file
+                .property(pspec)
+                .unwrap_or_else(|| self.settings.property(pspec)),
         }
     }
 

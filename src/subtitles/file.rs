@@ -206,7 +206,7 @@ impl TranscriptFile {
         style: Style,
         options: &FileOptions,
     ) -> io::Result<TranscriptFile> {
-        let mut file = File::create(path)?;
+        let file = File::create(path)?;
         let style = kind.fit(style);
         let writer = match kind.format(options) {
             None => Writer::Records(Records::new(match kind {

@@ -10,6 +10,8 @@
 //! - `cues/`: timed words into cues of a style, as they come;
 //! - `writes.rs`: a subtitle file's bytes as writes at offsets (the tail
 //!   rewritten after each cue), for a file on disk or a byte stream;
+//! - `stream.rs`: timed text of any grain into a subtitle file's writes
+//!   (`voxtralrtsubenc`);
 //! - `file.rs`: a transcript file as it is written (records, or the writes
 //!   of `writes.rs`); `records.rs` txt and jsonl, `srt.rs`,
 //!   `webvtt.rs`, `scc/` and `ttml.rs` (IMSC 1.1 Text, EBU-TT-D) the
@@ -20,6 +22,7 @@ pub mod file;
 pub mod lines;
 pub mod records;
 mod srt;
+pub mod stream;
 pub mod style;
 mod webvtt;
 pub mod writes;

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod bulletin;
 pub mod cc608;
 pub mod cc708;
 pub mod chat_double;

@@ -19,6 +19,7 @@ use std::process::Command;
 pub enum Kind {
     Scc,
     Ttml,
+    Srt,
 }
 
 impl Kind {
@@ -26,6 +27,7 @@ impl Kind {
         match self {
             Kind::Scc => "scc",
             Kind::Ttml => "ttml",
+            Kind::Srt => "srt",
         }
     }
 }
@@ -129,13 +131,13 @@ fn python_reader(reader: &str, kind: Kind, path: &Path) -> Reading {
     Reading { captions, problems }
 }
 
-/// ttconv 1.2.3's SCC or IMSC reader: what is on screen between each of
-/// the document's significant times.
+/// ttconv 1.2.3's SCC, IMSC or SRT reader: what is on screen between each
+/// of the document's significant times.
 pub fn ttconv(path: &Path, kind: Kind) -> Reading {
     python_reader("ttconv", kind, path)
 }
 
-/// pycaption 2.3.14's SCCReader or DFXPReader.
+/// pycaption 2.3.14's SCCReader, DFXPReader or SRTReader.
 pub fn pycaption(path: &Path, kind: Kind) -> Reading {
     python_reader("pycaption", kind, path)
 }

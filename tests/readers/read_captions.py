@@ -6,7 +6,7 @@ object, what a viewer would see and every problem the reader reported.
 
     read_captions.py READER KIND FILE
 
-READER: ttconv, pycaption or imschrm; KIND: scc or ttml (imschrm: ttml).
+READER: ttconv, pycaption or imschrm; KIND: scc, ttml or srt (imschrm: ttml).
 Output: {"captions": [{"begin": s, "end": s or null, "text": "..."}],
          "problems": ["..."]}
 Problems are the reader's log records at WARNING and above, Python
@@ -16,6 +16,7 @@ warnings. Rows and lines of a caption are joined with "\\n".
 Run with the readers' venv (scripts/setup makes it; see tests/readers/).
 """
 
+import io
 import json
 import logging
 import sys
@@ -54,6 +55,10 @@ def ttconv_model(kind, content):
         import ttconv.scc.reader
 
         return ttconv.scc.reader.to_model(content)
+    if kind == "srt":
+        import ttconv.srt.reader
+
+        return ttconv.srt.reader.to_model(io.StringIO(content))
     import ttconv.imsc.reader
 
     return ttconv.imsc.reader.to_model(et.ElementTree(et.fromstring(content)))
@@ -86,9 +91,9 @@ def ttconv_captions(kind, content):
 
 
 def pycaption_captions(kind, content):
-    from pycaption import DFXPReader, SCCReader
+    from pycaption import DFXPReader, SCCReader, SRTReader
 
-    reader = SCCReader() if kind == "scc" else DFXPReader()
+    reader = {"scc": SCCReader, "srt": SRTReader}.get(kind, DFXPReader)()
     caption_set = reader.read(content)
     captions = []
     for lang in caption_set.get_languages():

@@ -1,0 +1,363 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! `voxtralrtsubenc` (issue 44 §4): the transcriber's words and its
+//! translations into subtitle files of a style, from one run of one
+//! microphone: English and Spanish SRT, SCC (English on CC1, Spanish on
+//! CC3, and a Spanish CC1 file for the readers that read CC1 only), IMSC
+//! 1.1 Text and EBU-TT-D, each read back by the third-party readers
+//! (tests/common/readers.rs) with no problem, every word in order and in
+//! time, the style's rules held on every cue. Then a pipeline killed with
+//! `kill -9`, and bad input.
+//!
+//! The speech is the bulletin of tests/common/bulletin.rs (espeak-ng at
+//! 2.1 words a second, each word marked for the tone fixture, worded
+//! "words" by a house dictionary); the chat double translates each unit
+//! into "[es] " and its text.
+
+#![cfg(feature = "local")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use common::bulletin::{self, assert_rules, Rules, NETFLIX, NETFLIX_OTHER};
+use common::readers::{self, Kind, Reading};
+use common::subtitle_checks::{
+    assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
+};
+use gst::prelude::*;
+use gstvoxtralrt::subtitles::{spread_words, Cue, CueBuilder, Style, StyleName};
+
+const MS: u64 = 1_000_000;
+const F32_CAPS: &str = common::remote::F32_CAPS;
+
+/// What reached one language's encoders: each text buffer (start, end
+/// ns, text), and where the input ended (the last buffer's or GAP's end).
+#[derive(Debug, Default, Clone)]
+struct Fed {
+    buffers: Vec<(u64, u64, String)>,
+    until: u64,
+}
+
+impl Fed {
+    /// The words each buffer's text is spread into (start ms, text): what
+    /// the cues must show, in order.
+    fn words(&self) -> Vec<(u64, String)> {
+        self.buffers
+            .iter()
+            .flat_map(|(start, end, text)| spread_words(text, *start, *end, None))
+            .map(|w| (w.start_ns / MS, w.text))
+            .collect()
+    }
+
+    /// The cues `style` makes of the words: what the files must hold.
+    fn cues(&self, style: Style) -> Vec<Cue> {
+        let mut builder = CueBuilder::new(style);
+        let mut cues = Vec::new();
+        for (start, end, text) in &self.buffers {
+            for word in spread_words(text, *start, *end, None) {
+                cues.extend(builder.push(word));
+            }
+        }
+        cues.extend(builder.finish(Some(self.until)));
+        cues
+    }
+}
+
+/// Records what goes through `pad`: text buffers and GAPs.
+fn record(pad: &gst::Pad) -> Arc<Mutex<Fed>> {
+    let fed: Arc<Mutex<Fed>> = Arc::default();
+    let log = fed.clone();
+    pad.add_probe(
+        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
+        move |_, info| {
+            let mut fed = log.lock().unwrap();
+            match &info.data {
+                Some(gst::PadProbeData::Buffer(b)) => {
+                    let start = b.pts().unwrap().nseconds();
+                    let end = start + b.duration().unwrap().nseconds();
+                    fed.until = fed.until.max(end);
+                    let text = common::text_of(b);
+                    if !text.trim().is_empty() {
+                        fed.buffers.push((start, end, text));
+                    }
+                }
+                Some(gst::PadProbeData::Event(e)) => {
+                    if let gst::EventView::Gap(gap) = e.view() {
+                        let (pts, duration) = gap.get();
+                        let end = pts + duration.unwrap_or(gst::ClockTime::ZERO);
+                        fed.until = fed.until.max(end.nseconds());
+                    }
+                }
+                _ => {}
+            }
+            gst::PadProbeReturn::Ok
+        },
+    );
+    fed
+}
+
+/// The files of one language: (encoder name, its properties, file name).
+const ENGLISH: &[(&str, &str, &str)] = &[
+    ("en_srt", "format=srt", "en.srt"),
+    ("en_scc", "format=scc", "en.scc"),
+    ("en_ttml", "format=ttml", "en.ttml"),
+    ("en_ebu", "format=ebu-tt-d", "en.ebu.xml"),
+];
+const SPANISH: &[(&str, &str, &str)] = &[
+    ("es_srt", "format=srt", "es.srt"),
+    ("es_cc3", "format=scc caption-channel=cc3", "es-cc3.scc"),
+    ("es_cc1", "format=scc", "es-cc1.scc"),
+    ("es_ttml", "format=ttml", "es.ttml"),
+    ("es_ebu", "format=ebu-tt-d", "es.ebu.xml"),
+];
+
+/// One run of the bulletin into every file.
+struct Run {
+    dir: PathBuf,
+    english: Fed,
+    spanish: Fed,
+    /// Each encoder's `stats`, by name.
+    stats: Vec<(String, gst::Structure)>,
+    warnings: Vec<String>,
+}
+
+impl Run {
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn cues_counted(&self, encoder: &str) -> u64 {
+        let (_, stats) = self.stats.iter().find(|(n, _)| n == encoder).unwrap();
+        stats.get::<u64>("subtitle-cues").unwrap()
+    }
+}
+
+fn branches(tee: &str, files: &[(&str, &str, &str)], dir: &Path) -> String {
+    files
+        .iter()
+        .map(|(name, props, file)| {
+            format!(
+                "{tee}. ! queue ! voxtralrtsubenc name={name} {props} ! filesink location={} \
+                 buffer-mode=unbuffered ",
+                dir.join(file).display()
+            )
+        })
+        .collect()
+}
+
+/// The bulletin, not live, into a transcriber with a Spanish translate
+/// pad (the chat double), each language into its encoders.
+fn the_run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        common::init_plugin();
+        let double = common::chat_double::ChatDouble::start(Default::default());
+        let dir = common::scratch_dir("subenc-run");
+        let line = format!(
+            "appsrc name=src format=time caps={F32_CAPS} ! voxtralrttranscriber name=t \
+             model-path={} threads=1 replacements={} language-code=en translate-url={} \
+             translate-model={} translate_src_0::language-code=es ! tee name=en {}\
+             t.translate_src_0 ! tee name=es {}",
+            common::tone_model(),
+            bulletin::dictionary().display(),
+            double.base(),
+            common::chat_double::SERVED_MODEL,
+            branches("en", ENGLISH, &dir),
+            branches("es", SPANISH, &dir),
+        );
+        let pipeline = gst::parse::launch(&line)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .downcast::<gst::Pipeline>()
+            .unwrap();
+        let t = pipeline.by_name("t").unwrap();
+        let english = record(&t.static_pad("src").unwrap());
+        let spanish = record(&t.static_pad("translate_src_0").unwrap());
+        let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log = warnings.clone();
+        pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
+            if let gst::MessageView::Warning(w) = msg.view() {
+                log.lock().unwrap().push(w.error().to_string());
+            }
+            gst::BusSyncReply::Pass
+        });
+        pipeline.set_state(gst::State::Playing).unwrap();
+        let src = pipeline.by_name("src").unwrap();
+        for (k, piece) in bulletin::speech().audio.chunks(1600).enumerate() {
+            common::push_at(&src, piece, 100 * k as u64);
+        }
+        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
+        common::expect_eos(&pipeline);
+        let stats = ENGLISH
+            .iter()
+            .chain(SPANISH)
+            .map(|(name, ..)| {
+                let e = pipeline.by_name(name).unwrap();
+                (name.to_string(), e.property::<gst::Structure>("stats"))
+            })
+            .collect();
+        pipeline.set_state(gst::State::Null).unwrap();
+        let run = Run {
+            dir,
+            english: english.lock().unwrap().clone(),
+            spanish: spanish.lock().unwrap().clone(),
+            stats,
+            warnings: warnings.lock().unwrap().clone(),
+        };
+        run
+    })
+}
+
+/// The style's cues of `fed` as an SRT file gives them (ms).
+fn in_ms(cues: &[Cue]) -> Vec<bulletin::Cue> {
+    cues.iter()
+        .map(|c| bulletin::Cue {
+            start: c.start_ns / MS,
+            end: c.end_ns / MS,
+            lines: c.lines.clone(),
+        })
+        .collect()
+}
+
+fn check_timed_text(what: &str, reading: &Reading, cues: &[Cue]) {
+    assert_clean(what, reading);
+    assert_words(what, reading, &ttml_words(cues));
+    let worst = assert_ttml_timing(what, reading, cues);
+    eprintln!(
+        "{what}: {} captions, {} words, times within {worst:.3} ms",
+        reading.captions.len(),
+        reading.words().len()
+    );
+}
+
+fn check_scc(what: &str, reading: &Reading, cues: &[Cue]) {
+    assert_clean(what, reading);
+    let first = assert_words(what, reading, &scc_words(cues));
+    let worst = assert_scc_timing(what, reading, cues, &first);
+    eprintln!(
+        "{what}: {} captions, {} words, start errors up to {worst:.2} frames",
+        reading.captions.len(),
+        reading.words().len()
+    );
+}
+
+/// One language's SRT, SCC and IMSC files: the style's cues of what was
+/// fed, read back by every reader; the style's rules on every cue.
+fn check_language(run: &Run, fed: &Fed, language: &str, rules: &Rules, files: [&str; 3]) {
+    let [srt, scc, ttml] = files.map(|f| run.file(f));
+    let style = Style::new(StyleName::Netflix, Some(language), 32);
+    let cues = fed.cues(style.clone());
+    let scc_cues = fed.cues(style.with_line_limit(32));
+
+    let written = bulletin::srt_cues(&std::fs::read_to_string(&srt).unwrap());
+    assert_eq!(
+        written,
+        in_ms(&cues),
+        "{language}: the SRT holds the style's cues"
+    );
+    let fastest = assert_rules(rules, &fed.words(), &written);
+    eprintln!(
+        "{language}: {} text buffers, {} words, {} cues, fastest {fastest:.1} characters a second",
+        fed.buffers.len(),
+        fed.words().len(),
+        cues.len()
+    );
+    let scc_rules = Rules {
+        chars: 32,
+        ..*rules
+    };
+    assert_rules(&scc_rules, &fed.words(), &in_ms(&scc_cues));
+
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&srt, Kind::Srt)),
+        ("pycaption", readers::pycaption(&srt, Kind::Srt)),
+    ] {
+        check_timed_text(&format!("{reader} on {}", srt.display()), &reading, &cues);
+    }
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&scc, Kind::Scc)),
+        ("pycaption", readers::pycaption(&scc, Kind::Scc)),
+        ("ffmpeg", readers::ffmpeg_scc(&scc)),
+    ] {
+        check_scc(
+            &format!("{reader} on {}", scc.display()),
+            &reading,
+            &scc_cues,
+        );
+    }
+    let text = std::fs::read_to_string(&ttml).unwrap();
+    assert!(text.contains(&format!("xml:lang=\"{language}\"")), "{text}");
+    for (reader, reading) in [
+        ("ttconv", readers::ttconv(&ttml, Kind::Ttml)),
+        ("pycaption", readers::pycaption(&ttml, Kind::Ttml)),
+        ("imschrm", readers::imschrm(&ttml)),
+    ] {
+        check_timed_text(&format!("{reader} on {}", ttml.display()), &reading, &cues);
+    }
+}
+
+#[cfg(feature = "translate")]
+#[test]
+fn english_srt_scc_and_imsc_are_read_back_with_every_word_in_time_in_netflix_style() {
+    let run = the_run();
+    assert_eq!(run.english.words().len(), bulletin::speech().words);
+    check_language(
+        run,
+        &run.english,
+        "en",
+        &NETFLIX,
+        ["en.srt", "en.scc", "en.ttml"],
+    );
+    let cues = run.english.cues(Style::new(StyleName::Netflix, None, 32));
+    assert_eq!(run.cues_counted("en_srt"), cues.len() as u64);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+}
+
+#[cfg(feature = "translate")]
+#[test]
+fn spanish_from_the_translate_pad_is_read_back_in_every_format_at_17_characters_a_second() {
+    let run = the_run();
+    // Every unit translated, and nothing else: the words of the Spanish
+    // files are the English ones, each unit's after "[es]".
+    let spanish: Vec<String> = run.spanish.words().into_iter().map(|w| w.1).collect();
+    let english: Vec<String> = run.english.words().into_iter().map(|w| w.1).collect();
+    let without_marks: Vec<&String> = spanish.iter().filter(|w| *w != "[es]").collect();
+    assert_eq!(without_marks, english.iter().collect::<Vec<_>>());
+    assert!(run.spanish.buffers.len() >= bulletin::BULLETIN.len());
+    check_language(
+        run,
+        &run.spanish,
+        "es",
+        &NETFLIX_OTHER,
+        ["es.srt", "es-cc1.scc", "es.ttml"],
+    );
+    // CC3: the same captions on field 2, which ffmpeg reads.
+    let cues = run
+        .spanish
+        .cues(Style::new(StyleName::Netflix, Some("es"), 32).with_line_limit(32));
+    let cc3 = run.file("es-cc3.scc");
+    let cc1 = std::fs::read_to_string(run.file("es-cc1.scc")).unwrap();
+    assert_ne!(std::fs::read_to_string(&cc3).unwrap(), cc1);
+    check_scc("ffmpeg on es-cc3.scc", &readers::ffmpeg_scc(&cc3), &cues);
+}
+
+#[cfg(feature = "translate")]
+#[test]
+fn ebu_tt_d_files_of_both_languages_are_valid_against_the_ebu_schema() {
+    let run = the_run();
+    for (file, fed, language) in [
+        ("en.ebu.xml", &run.english, "en"),
+        ("es.ebu.xml", &run.spanish, "es"),
+    ] {
+        let path = run.file(file);
+        readers::xmllint_ebu_tt_d(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let cues = fed.cues(Style::new(StyleName::Netflix, Some(language), 32));
+        check_timed_text(
+            &format!("ttconv on {file}"),
+            &readers::ttconv(&path, Kind::Ttml),
+            &cues,
+        );
+    }
+}

@@ -361,3 +361,290 @@ fn ebu_tt_d_files_of_both_languages_are_valid_against_the_ebu_schema() {
         );
     }
 }
+
+/// An encoder with `props` into a filesink at `path`, driven by hand
+/// through its sink pad; the pipeline plays and its bus is returned.
+struct Driven {
+    pipeline: gst::Pipeline,
+    encoder: gst::Element,
+    sinkpad: gst::Pad,
+}
+
+impl Driven {
+    fn new(props: &str, path: &Path) -> Driven {
+        common::init_plugin();
+        let pipeline = gst::parse::launch(&format!(
+            "voxtralrtsubenc name=e {props} ! filesink location={} buffer-mode=unbuffered",
+            path.display()
+        ))
+        .unwrap()
+        .downcast::<gst::Pipeline>()
+        .unwrap();
+        let encoder = pipeline.by_name("e").unwrap();
+        let sinkpad = encoder.static_pad("sink").unwrap();
+        let _ = pipeline.set_state(gst::State::Playing);
+        let driven = Driven {
+            pipeline,
+            encoder,
+            sinkpad,
+        };
+        driven.start();
+        driven
+    }
+
+    /// The events a stream starts with.
+    fn start(&self) {
+        assert!(self
+            .sinkpad
+            .send_event(gst::event::StreamStart::new("text")));
+        let caps = gst::Caps::builder("text/x-raw")
+            .field("format", "utf8")
+            .build();
+        assert!(self.sinkpad.send_event(gst::event::Caps::new(&caps)));
+        let segment = gst::FormattedSegment::<gst::ClockTime>::new();
+        assert!(self.sinkpad.send_event(gst::event::Segment::new(&segment)));
+    }
+
+    /// Text from `start_ms` for `duration_ms` (none: a buffer without it).
+    fn text(
+        &self,
+        bytes: &[u8],
+        start_ms: Option<u64>,
+        duration_ms: Option<u64>,
+    ) -> gst::FlowReturn {
+        let mut buffer = gst::Buffer::from_slice(bytes.to_vec());
+        let b = buffer.get_mut().unwrap();
+        b.set_pts(start_ms.map(gst::ClockTime::from_mseconds));
+        b.set_duration(duration_ms.map(gst::ClockTime::from_mseconds));
+        self.sinkpad.chain(buffer).into()
+    }
+
+    /// Ends the stream; returns the bus's WARNING and ERROR texts.
+    fn finish(self) -> (Vec<String>, gst::Structure) {
+        assert!(self.sinkpad.send_event(gst::event::Eos::new()));
+        let bus = self.pipeline.bus().unwrap();
+        let mut said = Vec::new();
+        while let Some(msg) = bus.timed_pop(gst::ClockTime::from_mseconds(500)) {
+            match msg.view() {
+                gst::MessageView::Warning(w) => said.push(format!("WARNING {}", w.error())),
+                gst::MessageView::Error(e) => said.push(format!("ERROR {}", e.error())),
+                gst::MessageView::Eos(_) => break,
+                _ => {}
+            }
+        }
+        let stats = self.encoder.property::<gst::Structure>("stats");
+        self.pipeline.set_state(gst::State::Null).unwrap();
+        (said, stats)
+    }
+}
+
+#[test]
+fn a_buffer_without_a_timestamp_or_a_duration_is_an_error_that_says_so() {
+    let dir = common::scratch_dir("subenc-untimed");
+    for (pts, duration) in [(None, Some(500)), (Some(0), None)] {
+        let driven = Driven::new("", &dir.join("untimed.srt"));
+        assert_eq!(driven.text(b"hello", pts, duration), gst::FlowReturn::Error);
+        let (said, _) = driven.finish();
+        assert!(
+            said.iter().any(|s| s.starts_with("ERROR")
+                && s.contains("needs timed text: a buffer came without a timestamp or a duration")),
+            "{said:?}"
+        );
+    }
+}
+
+#[test]
+fn text_that_is_not_utf8_is_written_with_replacement_characters_warned_once_and_counted() {
+    let dir = common::scratch_dir("subenc-utf8");
+    let path = dir.join("latin1.srt");
+    let driven = Driven::new("subtitle-style=broadcast", &path);
+    assert_eq!(
+        driven.text(b"caf\xe9 au lait.", Some(0), Some(1000)),
+        gst::FlowReturn::Ok
+    );
+    assert_eq!(
+        driven.text(b"\xff ok.", Some(2000), Some(500)),
+        gst::FlowReturn::Ok
+    );
+    let (said, stats) = driven.finish();
+    let warnings: Vec<&String> = said.iter().filter(|s| s.contains("not UTF-8")).collect();
+    assert_eq!(warnings.len(), 1, "{said:?}");
+    assert!(!said.iter().any(|s| s.starts_with("ERROR")), "{said:?}");
+    assert_eq!(stats.get::<u64>("invalid-utf8-buffers").unwrap(), 2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("caf\u{fffd} au lait.") && text.contains("\u{fffd} ok."),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_format_or_style_is_refused_naming_the_valid_ones_and_the_old_value_stays() {
+    common::init_plugin();
+    let encoder = gst::ElementFactory::make("voxtralrtsubenc")
+        .property("format", "docx")
+        .property("subtitle-style", "hollywood")
+        .build()
+        .unwrap();
+    assert_eq!(encoder.property::<String>("format"), "srt");
+    assert_eq!(encoder.property::<String>("subtitle-style"), "netflix");
+    // Said once the element has a bus.
+    let pipeline = gst::Pipeline::new();
+    pipeline.add(&encoder).unwrap();
+    pipeline.set_state(gst::State::Ready).unwrap();
+    let bus = pipeline.bus().unwrap();
+    let mut warnings = Vec::new();
+    while let Some(msg) = bus.pop_filtered(&[gst::MessageType::Warning]) {
+        if let gst::MessageView::Warning(w) = msg.view() {
+            warnings.push(w.error().to_string());
+        }
+    }
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert_eq!(
+        warnings,
+        [
+            "format \"docx\" is none of srt, vtt, scc, ttml, ebu-tt-d; srt stays",
+            "subtitle-style \"hollywood\" is none of broadcast, netflix, bbc, dcmp; netflix stays"
+        ]
+    );
+}
+
+#[test]
+fn a_flush_starts_the_file_over_with_its_header() {
+    let dir = common::scratch_dir("subenc-flush");
+    let path = dir.join("flushed.ttml");
+    let driven = Driven::new("format=ttml", &path);
+    driven.text(b"Good evening.", Some(0), Some(900));
+    driven.text(b"Welcome.", Some(3000), Some(500));
+    let before = std::fs::read_to_string(&path).unwrap();
+    assert!(before.contains("Good evening."), "{before}");
+    assert!(driven.sinkpad.send_event(gst::event::FlushStart::new()));
+    assert!(driven.sinkpad.send_event(gst::event::FlushStop::new(true)));
+    let segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    assert!(driven
+        .sinkpad
+        .send_event(gst::event::Segment::new(&segment)));
+    driven.text(b"Tonight, the weather.", Some(10_000), Some(1200));
+    let (said, _) = driven.finish();
+    assert!(said.is_empty(), "{said:?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("<?xml"), "{text}");
+    assert!(
+        !text.contains("Good evening") && !text.contains("Welcome"),
+        "{text}"
+    );
+    let reading = readers::ttconv(&path, Kind::Ttml);
+    assert_clean("ttconv on the flushed file", &reading);
+    assert_eq!(reading.words(), ["Tonight", "the", "weather"]);
+    assert!(text.contains("xml:id=\"c1\""), "numbered afresh: {text}");
+}
+
+/// What a live pipeline into encoders and filesinks leaves when it is
+/// killed with SIGKILL once `unbuffered.srt` holds 5 cues: (file, text),
+/// for each format with `buffer-mode=unbuffered` and for SRT and TTML
+/// with filesink's default buffering.
+fn killed_files() -> Vec<(String, String)> {
+    let dir = common::scratch_dir("subenc-killed");
+    let files = [
+        ("srt", "unbuffered.srt", true),
+        ("scc", "unbuffered.scc", true),
+        ("ttml", "unbuffered.ttml", true),
+        ("ebu-tt-d", "unbuffered.ebu.xml", true),
+        ("srt", "default.srt", false),
+        ("ttml", "default.ttml", false),
+    ];
+    let mut args: Vec<String> = [
+        "audiotestsrc",
+        "is-live=true",
+        "samplesperbuffer=1600",
+        "!",
+        "audio/x-raw,rate=16000,channels=1",
+        "!",
+        "voxtralrttranscriber",
+        &format!("model-path={}", common::tiny_model().display()),
+        "threads=1",
+        "!",
+        "tee",
+        "name=t",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for (format, file, unbuffered) in files {
+        args.extend(["t.", "!", "queue", "!", "voxtralrtsubenc"].map(str::to_owned));
+        args.push(format!("format={format}"));
+        args.extend(["!", "filesink"].map(str::to_owned));
+        args.push(format!("location={}", dir.join(file).display()));
+        if unbuffered {
+            args.push("buffer-mode=unbuffered".to_owned());
+        }
+    }
+    let mut child = common::process::Guarded::spawn(
+        std::process::Command::new("gst-launch-1.0")
+            .args(&args)
+            .env("GST_PLUGIN_PATH", common::plugin_dir())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+        "gst-launch-1.0 (a live pipeline into voxtralrtsubenc)",
+    );
+    let cues = || {
+        std::fs::read_to_string(dir.join("unbuffered.srt"))
+            .map_or(0, |t| t.matches(" --> ").count())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while cues() < 5 {
+        assert!(std::time::Instant::now() < deadline, "no cues written");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    child.kill_now(); // SIGKILL
+    files
+        .iter()
+        .map(|(_, file, _)| {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            (file.to_string(), text)
+        })
+        .collect()
+}
+
+/// `text` kept as `name` for a reader.
+fn keep(name: &str, text: &str) -> PathBuf {
+    let path = common::scratch_dir(&format!("subenc-kept-{name}")).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_killed_pipeline_leaves_files_the_readers_accept() {
+    let files = killed_files();
+    let text = |name: &str| &files.iter().find(|(f, _)| f == name).unwrap().1;
+    for (name, _) in &files {
+        eprintln!("killed: {name}: {} bytes", text(name).len());
+    }
+    let mut readings = Vec::new();
+    let srt = keep("unbuffered.srt", text("unbuffered.srt"));
+    readings.push(("ttconv", readers::ttconv(&srt, Kind::Srt), 5));
+    let scc = keep("unbuffered.scc", text("unbuffered.scc"));
+    readings.push(("ttconv", readers::ttconv(&scc, Kind::Scc), 5));
+    readings.push(("ffmpeg", readers::ffmpeg_scc(&scc), 5));
+    let ttml = keep("unbuffered.ttml", text("unbuffered.ttml"));
+    readings.push(("ttconv", readers::ttconv(&ttml, Kind::Ttml), 5));
+    readings.push(("imschrm", readers::imschrm(&ttml), 5));
+    // filesink's own buffer goes out at each seek: the file is whole, the
+    // last cue missing.
+    let default_ttml = keep("default.ttml", text("default.ttml"));
+    readings.push(("ttconv", readers::ttconv(&default_ttml, Kind::Ttml), 4));
+    for (reader, reading, least) in readings {
+        assert_clean(reader, &reading);
+        assert!(reading.captions.len() >= least, "{reader}: {reading:?}");
+        eprintln!("killed, {reader}: {} captions", reading.captions.len());
+    }
+    let ebu = keep("unbuffered.ebu.xml", text("unbuffered.ebu.xml"));
+    readers::xmllint_ebu_tt_d(&ebu).expect("EBU-TT-D valid against its schema");
+    // SRT has no tail, so no seek: with filesink's default buffering the
+    // cues stay in its 64 KiB buffer, and a kill loses them all.
+    let default_srt = text("default.srt");
+    assert!(
+        default_srt.len() < text("unbuffered.srt").len(),
+        "{default_srt:?}"
+    );
+}

@@ -4,8 +4,8 @@
 //! gst-plugins-rs 0.15's consumers of `voxtralrttranscriber`, in one run
 //! (scripts/interop/run, on GStreamer 1.24 or newer):
 //!
-//! - `tttocea608`/`tttocea708` `speaker-prefix` on its
-//!   `rstranscribe/speaker-change` events (speakers.rs);
+//! - `tttocea608`/`tttocea708` `speaker-prefix` and `textaccumulate` on
+//!   its `rstranscribe/speaker-change` events (speakers.rs);
 //! - `textaccumulate`, `tttocea608` and `tttocea708` on its
 //!   `rstranscribe/final-transcript` events, on tone and on espeak-ng
 //!   speech (utterances.rs);
@@ -44,7 +44,7 @@ fn main() {
         println!("interop: no awstranscriber (aws plugin): a stand-in for transcriberbin");
     }
     let checks: [(&str, Check, &str); 5] = [
-        ("tttocea608/708 speaker-prefix", speakers::check, tone_model),
+        ("speaker changes", speakers::check, tone_model),
         ("final-transcript, tone", utterances::check_tone, tone_model),
         (
             "final-transcript, speech",

@@ -1,10 +1,13 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! `tttocea608` and `tttocea708` (`speaker-prefix`) on the transcriber's
+//! `tttocea608` and `tttocea708` (`speaker-prefix`) and `textaccumulate`
+//! (`drain-on-speaker-change`) on the transcriber's
 //! `rstranscribe/speaker-change` events: the tone fixture's words in three
 //! turns, Alice, Bob and Carol, set on the sink pad in order with the
-//! audio; CC1 and service 1 must start each turn's row with the prefix.
+//! audio; CC1 and service 1 must start each turn's row with the prefix,
+//! and textaccumulate, not draining on final-transcripts, must give each
+//! turn's words in one buffer.
 
 use gst::prelude::*;
 
@@ -26,7 +29,9 @@ pub fn check(tone_model: &str) -> Result<String, String> {
          split. ! queue ! tttocea608 mode=roll-up2 speaker-prefix=\">> \" ! \
            closedcaption/x-cea-608,format=raw ! fakesink name=cea608 sync=false \
          split. ! queue ! tttocea708 mode=roll-up speaker-prefix=\">> \" ! \
-           fakesink name=cea708 sync=false",
+           fakesink name=cea708 sync=false \
+         split. ! queue ! textaccumulate drain-on-final-transcripts=false ! \
+           fakesink name=accumulated sync=false",
         audio::F32_CAPS
     ))?;
     let sink = by_name(&pipeline, "t").static_pad("sink").unwrap();
@@ -39,6 +44,7 @@ pub fn check(tone_model: &str) -> Result<String, String> {
     });
     let cea608 = pipeline::record_into(&pipeline, "cea608");
     let cea708 = pipeline::record_into(&pipeline, "cea708");
+    let accumulated = pipeline::record_into(&pipeline, "accumulated");
     let samples = audio::tone(66, &audio::burst_frames(&BURSTS));
     let src = by_name(&pipeline, "audio");
     pipeline::play(&pipeline, 120, || audio::push_all(&src, &samples))?;
@@ -51,8 +57,18 @@ pub fn check(tone_model: &str) -> Result<String, String> {
     }
     let cc1 = turns(&captions, "CC1")?;
     let service1 = turns(&captions, "708_1")?;
+    let per_turn: Vec<usize> = pipeline::texts(&accumulated)
+        .iter()
+        .map(|t| t.split_whitespace().count())
+        .collect();
+    crate::expect(
+        "textaccumulate's buffers (words)",
+        &per_turn,
+        &WORDS_PER_TURN.to_vec(),
+    )?;
     Ok(format!(
-        "'>> ' starts each of the 3 turns' rows: CC1 {cc1:?}, 708 service 1 {service1:?} words"
+        "'>> ' starts each of the 3 turns' rows: CC1 {cc1:?}, 708 service 1 {service1:?} words; \
+         textaccumulate one buffer a turn"
     ))
 }
 

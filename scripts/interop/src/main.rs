@@ -30,12 +30,22 @@ use std::time::Instant;
 
 type Check = fn(&str) -> Result<String, String>;
 
+/// All checks take about 20 s.
+const LONGEST_RUN_S: u64 = 300;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, tone_model, tiny_model] = &args[..] else {
         eprintln!("usage: voxtralrt-interop TONE_MODEL TINY_MODEL");
         std::process::exit(2);
     };
+    // A pipeline that never ends can also hang on its way back to NULL:
+    // the run fails instead of waiting for ever.
+    std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(LONGEST_RUN_S));
+        eprintln!("interop: FAILED: the checks did not end within {LONGEST_RUN_S} s");
+        std::process::exit(1);
+    });
     gst::init().unwrap();
     gstrsclosedcaption::plugin_register_static().expect("the closedcaption plugin");
     gsttextaccumulate::plugin_register_static().expect("the textaccumulate plugin");

@@ -109,18 +109,8 @@ impl Run {
 /// `seconds` of a word every 1.2 s, live, through a transcriber with one
 /// Spanish pad on `urls`.
 fn run_live(urls: &str, seconds: usize, props: &str) -> Run {
-    common::init_plugin();
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 overload=queue \
-         translate-url={urls} translate-model={SERVED_MODEL} {props} \
-         translate_src_0::language-code=es ! fakesink name=words sync=false \
-         t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
+    let props = format!("overload=queue translate-model={SERVED_MODEL} {props}");
+    let pipeline = common::translating::pipeline(urls, &props, "es", true);
     let by_name = |n: &str| pipeline.by_name(n).unwrap();
     let words = record(&by_name("words").static_pad("sink").unwrap());
     let translated = record(&by_name("translated").static_pad("sink").unwrap());

@@ -19,6 +19,7 @@ pub mod recognizers;
 pub mod remote;
 pub mod subtitle_checks;
 pub mod tone_stand_in;
+pub mod translating;
 pub mod vllm;
 pub mod vllm_double;
 

@@ -74,14 +74,24 @@ pub fn record_timeline(pad: &gst::Pad) -> Arc<Mutex<Vec<(&'static str, u64)>>> {
 /// one translate pad for `language` on `url` and `props`: its src pad into
 /// `words`, its translate pad into `translated` (fakesinks).
 pub fn pipeline(url: &str, props: &str, language: &str, live: bool) -> gst::Pipeline {
+    pipeline_of(&tone_model(), url, props, language, live)
+}
+
+/// [`pipeline`] with another model.
+pub fn pipeline_of(
+    model: &str,
+    url: &str,
+    props: &str,
+    language: &str,
+    live: bool,
+) -> gst::Pipeline {
     super::init_plugin();
     gst::parse::launch(&format!(
         "appsrc name=src is-live={live} format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 translate-url={url} \
+         voxtralrttranscriber name=t model-path={model} threads=1 translate-url={url} \
          {props} translate_src_0::language-code={language} \
          ! fakesink name=words sync=false \
-         t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model()
+         t.translate_src_0 ! fakesink name=translated sync=false"
     ))
     .unwrap()
     .downcast::<gst::Pipeline>()

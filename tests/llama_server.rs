@@ -378,86 +378,7 @@ mod file {
     //! server: every unit translated, at its words' times.
 
     use super::*;
-    use gst::prelude::*;
-    use std::sync::{Arc, Mutex};
-
-    const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-    /// Three runs of tone words, each after a pause longer than a unit's.
-    const FRAMES: [usize; 6] = [10, 11, 12, 30, 31, 50];
-
-    /// (PTS, duration, text) of each buffer.
-    type Timed = Vec<(u64, u64, String)>;
-    type Buffers = Arc<Mutex<Timed>>;
-
-    fn record(pad: &gst::Pad) -> Buffers {
-        let got: Buffers = Arc::default();
-        let log = got.clone();
-        pad.add_probe(gst::PadProbeType::BUFFER, move |_, info| {
-            if let Some(b) = info.buffer().filter(|b| b.size() > 0) {
-                let (pts, dur) = (b.pts().unwrap(), b.duration().unwrap());
-                log.lock()
-                    .unwrap()
-                    .push((pts.nseconds(), dur.nseconds(), common::text_of(b)));
-            }
-            gst::PadProbeReturn::Ok
-        });
-        got
-    }
-
-    /// What a run gave: the words, the translations, the pad's counts.
-    struct Run {
-        words: Timed,
-        translated: Timed,
-        counts: gst::Structure,
-    }
-
-    fn translate_file(base: &str) -> Run {
-        common::init_plugin();
-        let pipeline = gst::parse::launch(&format!(
-            "appsrc name=src format=time caps={F32_CAPS} ! \
-             voxtralrttranscriber name=t model-path={} threads=1 translate-url={base} \
-             translate-model={CHAT_MODEL} translate_src_0::language-code=es \
-             ! fakesink name=words sync=false \
-             t.translate_src_0 ! fakesink name=translated sync=false",
-            common::tone_model()
-        ))
-        .unwrap()
-        .downcast::<gst::Pipeline>()
-        .unwrap();
-        let by_name = |n: &str| pipeline.by_name(n).unwrap();
-        let words = record(&by_name("words").static_pad("sink").unwrap());
-        let translated = record(&by_name("translated").static_pad("sink").unwrap());
-        pipeline.set_state(gst::State::Playing).unwrap();
-        let src = by_name("src");
-        let audio = common::tone_audio(60, &FRAMES);
-        let buffer = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
-        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
-        let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-        common::expect_eos(&pipeline);
-        let stats = by_name("t").property::<gst::Structure>("stats");
-        pipeline.set_state(gst::State::Null).unwrap();
-        let pads = stats.get::<gst::Array>("translations").unwrap();
-        let counts = pads.as_slice()[0].get::<gst::Structure>().unwrap();
-        let words = words.lock().unwrap().clone();
-        let translated = translated.lock().unwrap().clone();
-        Run {
-            words,
-            translated,
-            counts,
-        }
-    }
-
-    /// Runs of words split at pauses of 700 ms: (start, end).
-    fn units(words: &Timed) -> Vec<(u64, u64)> {
-        let mut units: Vec<(u64, u64)> = Vec::new();
-        for (pts, dur, _) in words {
-            match units.last_mut() {
-                Some(u) if pts.saturating_sub(u.1) < 700_000_000 => u.1 = pts + dur,
-                _ => units.push((*pts, pts + dur)),
-            }
-        }
-        units
-    }
+    use common::translating::{counts, run_with, units};
 
     #[test]
     fn a_file_through_either_server_gets_every_unit_translated_at_its_words_times() {
@@ -467,17 +388,19 @@ mod file {
         }
         for kind in [Kind::LlamaServer, Kind::Python] {
             let server = Server::start(kind, Model::Tiny, &[]);
-            let Run {
-                words,
-                translated,
-                counts,
-            } = translate_file(&server.base());
-            let expected: Timed = units(&words)
+            let run = run_with(
+                &server.base(),
+                &format!("translate-model={CHAT_MODEL}"),
+                "es",
+                false,
+            );
+            let expected: Vec<(u64, u64, String)> = units(&run.words)
                 .into_iter()
-                .map(|(start, end)| (start, end - start, "hola mundo".to_owned()))
+                .map(|(start, end, _)| (start, end - start, "hola mundo".to_owned()))
                 .collect();
-            assert_eq!(expected.len(), 3, "{words:?}");
-            assert_eq!(translated, expected, "{kind:?}: {}", server.log_text());
+            assert_eq!(expected.len(), 3, "{:?}", run.words);
+            assert_eq!(run.translated, expected, "{kind:?}: {}", server.log_text());
+            let counts = counts(&run.stats);
             assert_eq!(counts.get::<u64>("translated").unwrap(), 3, "{counts}");
             assert_eq!(counts.get::<u64>("failures").unwrap(), 0, "{counts}");
         }

@@ -445,6 +445,24 @@ fn an_unsupported_delay_is_refused_with_a_warning() {
     assert_eq!(element.property::<u32>("delay"), 960);
 }
 
+#[test]
+fn a_latency_of_minus_one_is_refused_with_a_warning_naming_the_unsynchronised_mode() {
+    // gst-plugins-rs 0.16's speechmatics and textaccumulate take -1 as
+    // "unsynchronised"; taken as milliseconds it is 49 days of latency.
+    let (element, text) = warning_after_setting("latency", u32::MAX);
+    assert_eq!(
+        element.property::<u32>("latency"),
+        1500,
+        "the old value stays"
+    );
+    assert!(
+        text.contains("latency=-1") && text.contains("not supported"),
+        "{text}"
+    );
+    element.set_property("latency", 4_000u32);
+    assert_eq!(element.property::<u32>("latency"), 4_000);
+}
+
 /// The first WARNING's text after setting `name` to `value` on an element
 /// in a pipeline.
 fn warning_after_setting(name: &str, value: u32) -> (gst::Element, String) {

@@ -11,47 +11,14 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::chat_double::{ChatDouble, ChatFaults, SERVED_MODEL};
+use common::remote::F32_CAPS;
+use common::tone_model;
+use common::translating::{counts, run_with, units, Outcome, FRAMES};
 use common::vllm::{installed, Server, CHAT_MODEL};
-use common::{tone_audio, tone_model};
-use gst::prelude::*;
 use gstvoxtralrt::translation::{ApiKey, ChatClient, ChatConfig, Error, History, Language};
-
-const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=interleaved";
-/// Three runs of words, each after a pause longer than a unit's (700 ms).
-const FRAMES: [usize; 6] = [10, 11, 12, 30, 31, 50];
-const TOTAL_FRAMES: usize = 60;
-
-/// (pts, duration, text) of each buffer through a pad.
-type Buffers = Arc<Mutex<Vec<(u64, u64, String)>>>;
-
-fn record(pad: &gst::Pad) -> Buffers {
-    let got: Buffers = Arc::default();
-    let log = got.clone();
-    pad.add_probe(gst::PadProbeType::BUFFER, move |_, info| {
-        if let Some(b) = info.buffer().filter(|b| b.size() > 0) {
-            let (pts, dur) = (b.pts().unwrap(), b.duration().unwrap());
-            log.lock()
-                .unwrap()
-                .push((pts.nseconds(), dur.nseconds(), common::text_of(b)));
-        }
-        gst::PadProbeReturn::Ok
-    });
-    got
-}
-
-struct Outcome {
-    words: Vec<(u64, u64, String)>,
-    translated: Vec<(u64, u64, String)>,
-    /// On the translate pad, in the order they came: ("buffer", PTS) and
-    /// ("gap", start).
-    timeline: Vec<(&'static str, u64)>,
-    stats: gst::Structure,
-    warnings: Vec<String>,
-}
 
 /// The tone fixture's words through a transcriber with a translate pad
 /// for `language` on `url` (the double's model), not live.
@@ -69,105 +36,6 @@ fn run(url: &str, language: &str) -> Outcome {
 fn run_live(url: &str, props: &str) -> Outcome {
     let props = format!("overload=queue translate-model={SERVED_MODEL} {props}");
     run_with(url, &props, "es", true)
-}
-
-/// Records each buffer's PTS and each GAP's start through `pad`.
-fn record_timeline(pad: &gst::Pad) -> Arc<Mutex<Vec<(&'static str, u64)>>> {
-    let timeline: Arc<Mutex<Vec<(&'static str, u64)>>> = Arc::default();
-    let log = timeline.clone();
-    pad.add_probe(
-        gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
-        move |_, info| {
-            match &info.data {
-                Some(gst::PadProbeData::Buffer(b)) if b.size() > 0 => {
-                    log.lock()
-                        .unwrap()
-                        .push(("buffer", b.pts().unwrap().nseconds()));
-                }
-                Some(gst::PadProbeData::Event(e)) => {
-                    if let gst::EventView::Gap(gap) = e.view() {
-                        log.lock().unwrap().push(("gap", gap.get().0.nseconds()));
-                    }
-                }
-                _ => {}
-            }
-            gst::PadProbeReturn::Ok
-        },
-    );
-    timeline
-}
-
-/// The same with other properties (`props`), live or not.
-fn run_with(url: &str, props: &str, language: &str, live: bool) -> Outcome {
-    common::init_plugin();
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src is-live={live} format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 translate-url={url} \
-         {props} translate_src_0::language-code={language} \
-         ! fakesink name=words sync=false \
-         t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let by_name = |n: &str| pipeline.by_name(n).unwrap();
-    let words = record(&by_name("words").static_pad("sink").unwrap());
-    let translated_pad = by_name("translated").static_pad("sink").unwrap();
-    let translated = record(&translated_pad);
-    let timeline = record_timeline(&translated_pad);
-    let warnings: Arc<Mutex<Vec<String>>> = Arc::default();
-    let log = warnings.clone();
-    pipeline.bus().unwrap().set_sync_handler(move |_, msg| {
-        if let gst::MessageView::Warning(w) = msg.view() {
-            log.lock().unwrap().push(w.error().to_string());
-        }
-        gst::BusSyncReply::Pass
-    });
-    let clock = gst::SystemClock::obtain();
-    pipeline.use_clock(Some(&clock));
-    pipeline.set_state(gst::State::Playing).unwrap();
-    let src = by_name("src");
-    let audio = tone_audio(TOTAL_FRAMES, &FRAMES);
-    if live {
-        common::push_in_real_time(&src, &audio, &clock, || {});
-    } else {
-        let buffer = gst::Buffer::from_mut_slice(common::to_f32le(&audio));
-        let _ = src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&buffer]);
-    }
-    let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
-    common::expect_eos(&pipeline);
-    let stats = by_name("t").property::<gst::Structure>("stats");
-    pipeline.set_state(gst::State::Null).unwrap();
-    let outcome = Outcome {
-        words: words.lock().unwrap().clone(),
-        translated: translated.lock().unwrap().clone(),
-        timeline: timeline.lock().unwrap().clone(),
-        stats,
-        warnings: warnings.lock().unwrap().clone(),
-    };
-    outcome
-}
-
-/// The pad's counts in `stats`.
-fn counts(stats: &gst::Structure) -> gst::Structure {
-    let pads = stats.get::<gst::Array>("translations").unwrap();
-    pads.as_slice()[0].get::<gst::Structure>().unwrap()
-}
-
-/// The units the words make: runs split at the pauses.
-fn units(words: &[(u64, u64, String)]) -> Vec<(u64, u64, String)> {
-    let mut units: Vec<(u64, u64, String)> = Vec::new();
-    for (pts, dur, text) in words {
-        match units.last_mut() {
-            Some(u) if pts.saturating_sub(u.1) < 700_000_000 => {
-                u.1 = pts + dur;
-                u.2 = format!("{} {text}", u.2);
-            }
-            _ => units.push((*pts, pts + dur, text.clone())),
-        }
-    }
-    units
 }
 
 #[test]

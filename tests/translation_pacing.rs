@@ -104,33 +104,43 @@ impl Run {
         assert!(words.next().is_none(), "every word translated");
         lags
     }
+
+    /// For each translation, the time from the arrival of the last source
+    /// word it covers (the double translates "w1 w2" as "[es] w1 w2").
+    fn lags_from_last_words(&self) -> Vec<Duration> {
+        let words = Run::buffers(&self.words);
+        let mut words = words.iter();
+        let mut lags = Vec::new();
+        for (out, .., text) in Run::buffers(&self.translated) {
+            let n = text.split_whitespace().filter(|w| *w != "[es]").count();
+            let (said, ..) = words.by_ref().take(n).last().expect("its words");
+            lags.push(out.saturating_duration_since(*said));
+        }
+        assert!(words.next().is_none(), "every word translated");
+        lags
+    }
 }
 
 /// `seconds` of a word every 1.2 s, live, through a transcriber with one
 /// Spanish pad on `urls`.
 fn run_live(urls: &str, seconds: usize, props: &str) -> Run {
-    common::init_plugin();
-    let pipeline = gst::parse::launch(&format!(
-        "appsrc name=src is-live=true format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t model-path={} threads=1 overload=queue \
-         translate-url={urls} translate-model={SERVED_MODEL} {props} \
-         translate_src_0::language-code=es ! fakesink name=words sync=false \
-         t.translate_src_0 ! fakesink name=translated sync=false",
-        tone_model()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
+    let total = seconds * 1000 / 80;
+    let frames: Vec<usize> = (10..total - 10).step_by(EVERY).collect();
+    run_live_of(&tone_model(), &tone_audio(total, &frames), urls, props)
+}
+
+/// `audio` through `model`, live, with one Spanish pad on `urls`.
+fn run_live_of(model: &str, audio: &[f32], urls: &str, props: &str) -> Run {
+    let props = format!("overload=queue translate-model={SERVED_MODEL} {props}");
+    let pipeline = common::translating::pipeline_of(model, urls, &props, "es", true);
     let by_name = |n: &str| pipeline.by_name(n).unwrap();
     let words = record(&by_name("words").static_pad("sink").unwrap());
     let translated = record(&by_name("translated").static_pad("sink").unwrap());
     let clock = gst::SystemClock::obtain();
     pipeline.use_clock(Some(&clock));
     pipeline.set_state(gst::State::Playing).unwrap();
-    let total = seconds * 1000 / 80;
-    let frames: Vec<usize> = (10..total - 10).step_by(EVERY).collect();
     let src = by_name("src");
-    common::push_in_real_time(&src, &tone_audio(total, &frames), &clock, || {});
+    common::push_in_real_time(&src, audio, &clock, || {});
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     let ended = Instant::now();
     common::expect_eos(&pipeline);
@@ -258,6 +268,32 @@ fn a_server_that_dies_with_requests_in_flight_costs_no_order_and_no_unit_twice()
     assert_eq!(xs, translated, "no unit twice");
     // The words on the src pad are all there, whatever the servers did.
     assert!(Run::buffers(&run.words).len() >= 14);
+}
+
+#[test]
+fn speech_cut_into_units_by_the_lookahead_keeps_pace_with_a_3_s_server() {
+    // espeak-ng speech through the tiny model, which writes words all the
+    // way through: translate-lookahead=1200 closes a unit every 1.2 s.
+    let dir = common::scratch_dir("pacing-speech");
+    let speech = common::espeak(
+        "Good evening. Tonight the council met to discuss the new bridge, the \
+         library hours and the budget for the coming year. Residents asked \
+         about parking near the station, and the mayor promised an answer \
+         before the summer.",
+        None,
+        &dir,
+    );
+    let server = slow(3, None);
+    let model = common::tiny_model().display().to_string();
+    let run = run_live_of(&model, &speech, &server.base(), "translate-lookahead=1200");
+    let lags = run.lags_from_last_words();
+    eprintln!("each translation after its unit's last word: {lags:?}");
+    assert!(lags.len() >= 8, "{} units", lags.len());
+    // One answer and a second for a busy machine after the unit's last
+    // word (the next word closes it): not 3 s per unit before it.
+    assert!(worst(&lags) <= Duration::from_millis(4_700), "{lags:?}");
+    assert_eq!(run.count("catch-ups"), 0, "{}", run.stats);
+    assert_eq!(run.count("failures"), 0, "{}", run.stats);
 }
 
 /// The final-transcript events among a pad's buffers, as `|`.

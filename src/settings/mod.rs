@@ -43,6 +43,11 @@ pub const DEFAULT_MAX_STREAM_DURATION_MS: u32 = 3_600_000;
 /// Below this, a `max-stream-duration` is warned about: most likely a value
 /// in seconds from before it counted milliseconds.
 const SHORT_STREAM_DURATION_MS: u32 = 60_000;
+/// `latency=-1`: in gst-plugins-rs 0.16 (speechmatics, awstranslate,
+/// awspolly, textaccumulate) output stamped with the running time it goes
+/// out at.
+/// Here it would be a latency of 49 days, which no live pipeline plays.
+const UNSYNCHRONISED_LATENCY: u32 = u32::MAX;
 /// Holes in the input up to this long are filled with silence; longer ones
 /// end the engine stream and a new one starts after the hole.
 pub const MAX_FILLED_HOLE: gst::ClockTime = gst::ClockTime::from_seconds(2);

@@ -247,7 +247,18 @@ impl Settings {
                 self.delay_ms = voxtral::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
             }
             "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
-            "latency" => self.latency_ms = value.get().expect("type checked"),
+            "latency" => {
+                let ms = value.get().expect("type checked");
+                if ms == UNSYNCHRONISED_LATENCY {
+                    return Err(Rejected(format!(
+                        "latency=-1 (unsynchronised output, as speechmatics and textaccumulate \
+                         take it in gst-plugins-rs 0.16) is not supported: words keep their \
+                         own timestamps; the latency stays {} ms",
+                        self.latency_ms
+                    )));
+                }
+                self.latency_ms = ms;
+            }
             "lateness" => self.lateness_ms = value.get().expect("type checked"),
             "language-code" => self.language_code = value.get().expect("type checked"),
             "threads" => self.threads = value.get().expect("type checked"),

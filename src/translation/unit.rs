@@ -41,11 +41,12 @@ pub struct Word {
 }
 
 impl Word {
+    /// A word from `start_ns` to `end_ns` (no earlier than its start).
     pub fn new(text: &str, start_ns: u64, end_ns: u64) -> Word {
         Word {
             text: text.to_owned(),
             start_ns,
-            end_ns,
+            end_ns: end_ns.max(start_ns),
             speaker: None,
         }
     }

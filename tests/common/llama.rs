@@ -34,16 +34,11 @@ pub fn script() -> std::path::PathBuf {
 /// Whether scripts/llama-server installed the servers; if not, says the
 /// test is skipped.
 pub fn installed(test: &str) -> bool {
-    let ok = Command::new(script())
-        .arg("path")
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("{test}: skipped: llama.cpp's servers are not installed (run scripts/llama-server install)");
-    }
-    ok
+    super::installed_by(
+        "llama-server",
+        test,
+        "llama.cpp's servers are not installed",
+    )
 }
 
 /// Which server.

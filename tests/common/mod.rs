@@ -20,6 +20,7 @@ pub mod recognizers;
 pub mod remote;
 pub mod subtitle_checks;
 pub mod tone_stand_in;
+pub mod translating;
 pub mod vllm;
 pub mod vllm_double;
 
@@ -704,4 +705,23 @@ pub fn push_at(src: &gst::Element, samples: &[f32], pts_ms: u64) {
         src.emit_by_name::<gst::FlowReturn>("push-buffer", &[&b]),
         gst::FlowReturn::Ok
     );
+}
+
+/// Whether `scripts/NAME path` finds what `scripts/NAME install` installs;
+/// if not, says that `test` is skipped and why.
+pub fn installed_by(name: &str, test: &str, what: &str) -> bool {
+    let ok = std::process::Command::new(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("scripts")
+            .join(name),
+    )
+    .arg("path")
+    .stderr(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .status()
+    .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("{test}: skipped: {what} (run scripts/{name} install)");
+    }
+    ok
 }

@@ -21,16 +21,7 @@ pub fn script() -> std::path::PathBuf {
 
 /// Whether the vLLM venv is there; if not, says the test is skipped.
 pub fn installed(test: &str) -> bool {
-    let ok = Command::new(script())
-        .arg("path")
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("{test}: skipped: no vLLM installation (run scripts/vllm-server install)");
-    }
-    ok
+    super::installed_by("vllm-server", test, "no vLLM installation")
 }
 
 /// A vllm serve process on a port of its own, stopped with its engine

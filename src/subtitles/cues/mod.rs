@@ -29,30 +29,9 @@ use super::lines::{self, layout, line_chars, LineWord};
 use super::style::Style;
 use super::Cue;
 
-/// A word with its time, as the transcript gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
-    pub text: String,
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub speaker: Option<String>,
-}
-
-impl Word {
-    pub fn new(text: &str, start_ns: u64, end_ns: u64) -> Word {
-        Word {
-            text: text.to_owned(),
-            start_ns,
-            end_ns: end_ns.max(start_ns),
-            speaker: None,
-        }
-    }
-
-    pub fn by(mut self, speaker: &str) -> Word {
-        self.speaker = Some(speaker.to_owned());
-        self
-    }
-}
+/// A word with its time, as the transcript gives it (the translation
+/// units' word: one type for both rooms).
+pub use crate::translation::Word;
 
 /// What the cues so far were like.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,10 +6,13 @@
 //! service), `pads.rs` the set and its start (the chat client, each pad's
 //! thread), `output.rs` one pad's thread (units, requests paced by
 //! [`crate::translation::pacing`], timing, GAPs), `requests.rs` the
-//! requests in flight and the servers' shared room, `settings.rs` the
+//! requests in flight and the servers' shared room, `counts.rs` each pad's
+//! counts for `stats`, `settings.rs` the
 //! `translate-*` properties, and `taps.rs` what the src output hands them
 //! (built without the feature too, empty).
 
+#[cfg(feature = "translate")]
+mod counts;
 #[cfg(feature = "translate")]
 mod output;
 #[cfg(feature = "translate")]

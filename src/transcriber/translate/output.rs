@@ -22,7 +22,7 @@
 //! while units are in flight, and a translation that comes after that goes
 //! out where the pad stands, never earlier.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +37,7 @@ use crate::translation::{
     Word,
 };
 
+use super::counts::PadCounts;
 use super::requests::{self, Answer, Servers};
 use super::taps::Item;
 use crate::transcriber::caps::{choose_caps, offered_caps, text_caps};
@@ -51,33 +52,6 @@ const LONGEST_CAPTION_FRAME: gst::ClockTime = gst::ClockTime::from_nseconds(41_7
 /// How often a pad with units waiting or in flight looks at the clock and
 /// the servers' room.
 const TICK: Duration = Duration::from_millis(40);
-
-/// One translate pad's counts, for `stats`.
-#[derive(Debug, Default)]
-pub(super) struct PadCounts {
-    pub units: AtomicU64,
-    pub translated: AtomicU64,
-    pub failures: AtomicU64,
-    pub retimed: AtomicU64,
-    pub requests: AtomicU64,
-    pub catch_ups: AtomicU64,
-}
-
-impl PadCounts {
-    pub(super) fn to_structure(&self, pad: &str, language: &str) -> gst::Structure {
-        let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        gst::Structure::builder("translation")
-            .field("pad", pad)
-            .field("language-code", language)
-            .field("units", count(&self.units))
-            .field("translated", count(&self.translated))
-            .field("failures", count(&self.failures))
-            .field("retimed", count(&self.retimed))
-            .field("requests", count(&self.requests))
-            .field("catch-ups", count(&self.catch_ups))
-            .build()
-    }
-}
 
 /// What a translate pad's thread needs.
 pub(super) struct PadTranslator {

@@ -17,7 +17,8 @@ use crate::core::report::{Cause, Reporter};
 use crate::subtitles::Style;
 use crate::translation::{ApiKey, ChatClient, ChatConfig, Language, UnitLimits};
 
-use super::output::{self, PadCounts, PadTranslator};
+use super::counts::PadCounts;
+use super::output::{self, PadTranslator};
 use super::pad::TranslatePad;
 use super::requests::Servers;
 use super::settings::TranslateSettings;

@@ -32,6 +32,7 @@ fn the_readme_shows_the_main_use_cases() {
         "speech-only=true",
         "replacements=",
         "sample-rack.srt",
+        "voxtralrtsubenc",
     ] {
         assert!(
             guides.iter().any(|l| l.contains(part)),

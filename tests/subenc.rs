@@ -374,7 +374,9 @@ impl Driven {
     fn new(props: &str, path: &Path) -> Driven {
         common::init_plugin();
         let pipeline = gst::parse::launch(&format!(
-            "voxtralrtsubenc name=e {props} ! filesink location={} buffer-mode=unbuffered",
+            // async=false: the sink plays without a first buffer, so an EOS
+            // after an error does not wait for a preroll that never comes.
+            "voxtralrtsubenc name=e {props} ! filesink location={} buffer-mode=unbuffered async=false",
             path.display()
         ))
         .unwrap()
@@ -514,8 +516,14 @@ fn a_flush_starts_the_file_over_with_its_header() {
     let dir = common::scratch_dir("subenc-flush");
     let path = dir.join("flushed.ttml");
     let driven = Driven::new("format=ttml", &path);
-    driven.text(b"Good evening.", Some(0), Some(900));
-    driven.text(b"Welcome.", Some(3000), Some(500));
+    assert_eq!(
+        driven.text(b"Good evening.", Some(0), Some(900)),
+        gst::FlowReturn::Ok
+    );
+    assert_eq!(
+        driven.text(b"Welcome.", Some(3000), Some(500)),
+        gst::FlowReturn::Ok
+    );
     let before = std::fs::read_to_string(&path).unwrap();
     assert!(before.contains("Good evening."), "{before}");
     assert!(driven.sinkpad.send_event(gst::event::FlushStart::new()));
@@ -524,7 +532,10 @@ fn a_flush_starts_the_file_over_with_its_header() {
     assert!(driven
         .sinkpad
         .send_event(gst::event::Segment::new(&segment)));
-    driven.text(b"Tonight, the weather.", Some(10_000), Some(1200));
+    assert_eq!(
+        driven.text(b"Tonight, the weather.", Some(10_000), Some(1200)),
+        gst::FlowReturn::Ok
+    );
     let (said, _) = driven.finish();
     assert!(said.is_empty(), "{said:?}");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -647,4 +658,59 @@ fn a_killed_pipeline_leaves_files_the_readers_accept() {
         default_srt.len() < text("unbuffered.srt").len(),
         "{default_srt:?}"
     );
+}
+
+/// docs/files-and-muxing.md's line, run as written against the chat
+/// double: English and Spanish SRT, SCC (CC1 and CC3) and IMSC from one
+/// run, each read back with the same words, the Spanish after "[es]"
+/// (which the readers' words give as "es").
+#[cfg(feature = "translate")]
+#[test]
+fn the_guides_line_writes_both_languages_in_srt_scc_and_imsc() {
+    let double = common::chat_double::ChatDouble::start(Default::default());
+    let line = common::doc_launch_line("voxtralrtsubenc format=scc caption-channel=cc3")
+        .line
+        .replace("http://127.0.0.1:8080/v1", &double.base())
+        .replace("$TRANSLATE_MODEL", common::chat_double::SERVED_MODEL);
+    let dir = common::readme_dir("subenc-guide");
+    common::run_readme_line(&line, &dir);
+    let file = |name: &str| dir.join(name);
+    let english = readers::ttconv(&file("talk-en.srt"), Kind::Srt);
+    assert_clean("ttconv on talk-en.srt", &english);
+    let spoken = english.words();
+    assert!(!spoken.is_empty(), "{english:?}");
+    let without_marks =
+        |words: Vec<String>| -> Vec<String> { words.into_iter().filter(|w| w != "es").collect() };
+    let readings = [
+        (
+            "ttconv on talk-en.scc",
+            readers::ttconv(&file("talk-en.scc"), Kind::Scc),
+        ),
+        (
+            "imschrm on talk-en.ttml",
+            readers::imschrm(&file("talk-en.ttml")),
+        ),
+        (
+            "ttconv on talk-es.srt",
+            readers::ttconv(&file("talk-es.srt"), Kind::Srt),
+        ),
+        (
+            "ffmpeg on talk-es.scc (CC3)",
+            readers::ffmpeg_scc(&file("talk-es.scc")),
+        ),
+        (
+            "imschrm on talk-es.ttml",
+            readers::imschrm(&file("talk-es.ttml")),
+        ),
+    ];
+    for (what, reading) in readings {
+        assert_clean(what, &reading);
+        let words = reading.words();
+        if what.contains("-es.") {
+            assert!(words.contains(&"es".to_string()), "{what}: {words:?}");
+        }
+        assert_eq!(without_marks(words), spoken, "{what}");
+    }
+    let spanish = std::fs::read_to_string(file("talk-es.ttml")).unwrap();
+    assert!(spanish.contains("xml:lang=\"es\""), "{spanish}");
 }

@@ -296,7 +296,7 @@ fn live_a_translation_later_than_translate_latency_goes_out_where_the_pad_stands
 #[test]
 fn the_guides_line_writes_a_translated_srt_beside_the_transcript() {
     let double = ChatDouble::start(ChatFaults::default());
-    let line = common::doc_launch_line("translate_src_0::language-code=es")
+    let line = common::doc_launch_line("srtenc ! filesink location=sample.es.srt")
         .line
         .replace("http://127.0.0.1:8080/v1", &double.base())
         .replace("$TRANSLATE_MODEL", SERVED_MODEL);

@@ -23,10 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use common::bulletin::{self, assert_rules, Rules, NETFLIX, NETFLIX_OTHER};
-use common::readers::{self, Kind, Reading};
-use common::subtitle_checks::{
-    assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
-};
+use common::readers::{self, Kind};
+use common::subtitle_checks::{assert_clean, check_scc, check_timed_text};
 use gst::prelude::*;
 use gstvoxtralrt::subtitles::{spread_words, Cue, CueBuilder, Style, StyleName};
 
@@ -219,28 +217,6 @@ fn in_ms(cues: &[Cue]) -> Vec<bulletin::Cue> {
             lines: c.lines.clone(),
         })
         .collect()
-}
-
-fn check_timed_text(what: &str, reading: &Reading, cues: &[Cue]) {
-    assert_clean(what, reading);
-    assert_words(what, reading, &ttml_words(cues));
-    let worst = assert_ttml_timing(what, reading, cues);
-    eprintln!(
-        "{what}: {} captions, {} words, times within {worst:.3} ms",
-        reading.captions.len(),
-        reading.words().len()
-    );
-}
-
-fn check_scc(what: &str, reading: &Reading, cues: &[Cue]) {
-    assert_clean(what, reading);
-    let first = assert_words(what, reading, &scc_words(cues));
-    let worst = assert_scc_timing(what, reading, cues, &first);
-    eprintln!(
-        "{what}: {} captions, {} words, start errors up to {worst:.2} frames",
-        reading.captions.len(),
-        reading.words().len()
-    );
 }
 
 /// One language's SRT, SCC and IMSC files: the style's cues of what was

@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 
 use common::readers::{self, words, Kind, Reading};
 use common::subtitle_checks::{
-    assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, new_rows, scc_words,
-    ttml_words, SCC_SHOW_WITHIN_S,
+    assert_clean, check_scc, check_timed_text, new_rows, scc_words, ttml_words, SCC_SHOW_WITHIN_S,
 };
 use gstvoxtralrt::caption::{Channel608, Mode};
 use gstvoxtralrt::subtitles::scc::{Scc, SccOptions};
@@ -114,17 +113,8 @@ fn scc_readings(path: &Path) -> Vec<(&'static str, Reading)> {
 /// Reads a pop-on SCC file of `cues` with the three readers and checks
 /// everything.
 fn check_pop_on_scc(path: &Path, cues: &[Cue]) {
-    let expected = scc_words(cues);
     for (reader, reading) in scc_readings(path) {
-        let what = format!("{reader} on {}", path.display());
-        assert_clean(&what, &reading);
-        let first = assert_words(&what, &reading, &expected);
-        let worst = assert_scc_timing(&what, &reading, cues, &first);
-        eprintln!(
-            "{what}: {} captions, {} words, start errors up to {worst:.2} frames",
-            reading.captions.len(),
-            reading.words().len()
-        );
+        check_scc(&format!("{reader} on {}", path.display()), &reading, cues);
     }
 }
 
@@ -191,10 +181,7 @@ fn cc3_scc_is_the_cc1_file_with_field_2_control_codes() {
     // CC3 file as it reads CC1. (ttconv and pycaption read field 1's CC1
     // only: ttconv skips field 2 codes with a warning, pycaption finds no
     // caption.)
-    let reading = readers::ffmpeg_scc(&cc3);
-    assert_clean("ffmpeg on cc3.scc", &reading);
-    let first = assert_words("ffmpeg on cc3.scc", &reading, &scc_words(&talk()));
-    assert_scc_timing("ffmpeg on cc3.scc", &reading, &talk(), &first);
+    check_scc("ffmpeg on cc3.scc", &readers::ffmpeg_scc(&cc3), &talk());
 }
 
 #[test]
@@ -223,34 +210,23 @@ fn roll_up_scc_is_read_back_with_every_word_in_order() {
     }
 }
 
-fn check_ttml(what: &str, reading: &Reading, cues: &[Cue]) {
-    assert_clean(what, reading);
-    assert_words(what, reading, &ttml_words(cues));
-    let worst = assert_ttml_timing(what, reading, cues);
-    eprintln!(
-        "{what}: {} captions, {} words, times within {worst:.3} ms",
-        reading.captions.len(),
-        reading.words().len()
-    );
-}
-
 #[test]
 fn imsc_is_read_back_by_ttconv_pycaption_and_imschrm_with_every_word_in_time() {
     let dir = common::scratch_dir("imsc");
     for cues in [talk(), long_programme()] {
         let path = write_ttml(&dir, "talk.ttml", Profile::Imsc11Text, &cues);
         let name = path.display();
-        check_ttml(
+        check_timed_text(
             &format!("ttconv on {name}"),
             &readers::ttconv(&path, Kind::Ttml),
             &cues,
         );
-        check_ttml(
+        check_timed_text(
             &format!("pycaption on {name}"),
             &readers::pycaption(&path, Kind::Ttml),
             &cues,
         );
-        check_ttml(
+        check_timed_text(
             &format!("imschrm on {name}"),
             &readers::imschrm(&path),
             &cues,
@@ -265,7 +241,7 @@ fn ebu_tt_d_is_valid_against_the_ebu_schema_and_read_back_in_time() {
         let path = write_ttml(&dir, "talk.xml", Profile::EbuTtD, &cues);
         readers::xmllint_ebu_tt_d(&path).unwrap_or_else(|e| panic!("xmllint: {e}"));
         let what = format!("ttconv on {}", path.display());
-        check_ttml(&what, &readers::ttconv(&path, Kind::Ttml), &cues);
+        check_timed_text(&what, &readers::ttconv(&path, Kind::Ttml), &cues);
     }
 }
 

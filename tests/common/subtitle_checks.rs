@@ -169,3 +169,29 @@ pub fn assert_ttml_timing(what: &str, reading: &Reading, cues: &[Cue]) -> f64 {
     }
     worst * 1000.0
 }
+
+/// A pop-on SCC reading of `cues`: clean, every word in order, each
+/// caption in time; what it found is printed.
+pub fn check_scc(what: &str, reading: &Reading, cues: &[Cue]) {
+    assert_clean(what, reading);
+    let first = assert_words(what, reading, &scc_words(cues));
+    let worst = assert_scc_timing(what, reading, cues, &first);
+    eprintln!(
+        "{what}: {} captions, {} words, start errors up to {worst:.2} frames",
+        reading.captions.len(),
+        reading.words().len()
+    );
+}
+
+/// A TTML or SRT reading of `cues`: clean, every word in order, each cue's
+/// times to the millisecond; what it found is printed.
+pub fn check_timed_text(what: &str, reading: &Reading, cues: &[Cue]) {
+    assert_clean(what, reading);
+    assert_words(what, reading, &ttml_words(cues));
+    let worst = assert_ttml_timing(what, reading, cues);
+    eprintln!(
+        "{what}: {} captions, {} words, times within {worst:.3} ms",
+        reading.captions.len(),
+        reading.words().len()
+    );
+}

@@ -26,6 +26,9 @@ use common::vllm::{installed, Server};
 /// The name scripts/vllm-server serves the tiny checkpoint under.
 const MODEL: &str = "tiny-voxtral-realtime";
 
+/// The key of the server started with `--api-key`.
+const KEY: &str = "sk-real-test-key";
+
 /// One server at a time: each takes 4.6 GB and a core.
 static ONE_SERVER: Mutex<()> = Mutex::new(());
 
@@ -55,9 +58,16 @@ fn a_panicking_test_leaves_no_process_of_its_server_behind() {
     assert_eq!(running, Vec::<u32>::new(), "still running");
 }
 
-/// A bare protocol client: the deltas and the done text for `audio`.
-fn bare_client(url: &str, audio: &[f32]) -> (Vec<String>, String) {
-    let (mut ws, _) = tungstenite::connect(url).unwrap();
+/// A bare protocol client: the deltas and the done text for `audio`
+/// (with `key`, as a server started with `--api-key` wants).
+fn bare_client(url: &str, key: Option<&str>, audio: &[f32]) -> (Vec<String>, String) {
+    use tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request().unwrap();
+    if let Some(key) = key {
+        let bearer = format!("Bearer {key}").parse().unwrap();
+        request.headers_mut().insert("Authorization", bearer);
+    }
+    let (mut ws, _) = tungstenite::connect(request).unwrap();
     let send = |ws: &mut tungstenite::WebSocket<_>, v: serde_json::Value| {
         ws.send(tungstenite::Message::text(v.to_string())).unwrap()
     };
@@ -119,7 +129,7 @@ fn tone_pcm(seconds: f32, freq: f32, amplitude: f32) -> Vec<f32> {
 /// Random weights write text for some signals and nothing for others: the
 /// first of a few tones the tiny model writes something for, with what the
 /// server said for it.
-fn audio_with_text(url: &str, seconds: f32) -> (Vec<f32>, Vec<String>, String) {
+fn audio_with_text(url: &str, key: Option<&str>, seconds: f32) -> (Vec<f32>, Vec<String>, String) {
     for (freq, amplitude) in [
         (440.0, 0.3),
         (300.0, 0.2),
@@ -128,7 +138,7 @@ fn audio_with_text(url: &str, seconds: f32) -> (Vec<f32>, Vec<String>, String) {
         (200.0, 0.5),
     ] {
         let audio = tone_pcm(seconds, freq, amplitude);
-        let (deltas, done) = bare_client(url, &audio);
+        let (deltas, done) = bare_client(url, key, &audio);
         if !no_space(&done).is_empty() {
             return (audio, deltas, done);
         }
@@ -148,6 +158,9 @@ fn no_space(text: &str) -> String {
     text.split_whitespace().collect()
 }
 
+/// One plain server for what needs one (each start takes about a minute
+/// of CPU): its schedule, the element's text, four pipelines at once,
+/// speech-only's steps, then the server killed and restarted mid-stream.
 #[test]
 fn through_a_real_vllm_server() {
     if !installed("through_a_real_vllm_server") {
@@ -156,7 +169,7 @@ fn through_a_real_vllm_server() {
     let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     let mut server = Server::start(None, &[]);
     // One delta per step, as vLLM's schedule says.
-    let (audio, deltas, done) = audio_with_text(&server.url(), 5.0);
+    let (audio, deltas, done) = audio_with_text(&server.url(), None, 5.0);
     assert_eq!(deltas.len(), vllm_steps(audio.len()));
     assert_eq!(deltas.concat(), done);
 
@@ -182,6 +195,8 @@ fn through_a_real_vllm_server() {
         assert!(run.errors.is_empty(), "{:?}", run.errors);
         assert_eq!(text_of(run), no_space(&done));
     }
+
+    speech_only_computes_steps_for_speech_only(&server);
 
     // Killed and restarted mid-stream: the element reconnects, sends the
     // audio the server had not answered for again, and ends cleanly.
@@ -213,35 +228,32 @@ fn through_a_real_vllm_server() {
     );
 }
 
+/// A server with a key and another delay than the element's default (one
+/// server for both: each start takes about a minute of CPU).
 #[test]
-fn a_real_vllm_server_with_an_api_key() {
-    if !installed("a_real_vllm_server_with_an_api_key") {
-        return;
-    }
-    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let server = Server::start(None, &["--api-key", "sk-real-test-key"]);
-    let audio = tone_pcm(2.0, 440.0, 0.3);
-    let run = transcribe(&server.url(), MODEL, &audio, "");
-    assert_eq!(run.errors.len(), 1, "{:?}", run);
-    assert!(run.errors[0].contains("api-key"), "{}", run.errors[0]);
-    assert!(run.errors[0].contains("401"), "{}", run.errors[0]);
-    let run = transcribe(&server.url(), MODEL, &audio, "api-key=sk-real-test-key");
-    assert!(run.errors.is_empty(), "{:?}", run.errors);
-    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
-    assert!(run.stat("audio-received") > 0);
-}
-
-#[test]
-fn a_real_vllm_server_with_another_delay_is_named_or_followed() {
-    if !installed("a_real_vllm_server_with_another_delay_is_named_or_followed") {
+fn a_real_vllm_server_with_an_api_key_and_another_delay() {
+    if !installed("a_real_vllm_server_with_an_api_key_and_another_delay") {
         return;
     }
     let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
     // tekken.json says 960 ms: the server's deltas come 480 ms later than
     // delay=480 waits for them (before: no word, a reconnection every 10 s).
-    let server = Server::start_with(None, &[], &[("DELAY_MS", "960")]);
-    let (audio, _, done) = audio_with_text(&server.url(), 6.0);
-    let run = transcribe(&server.url(), MODEL, &audio, "delay=480");
+    let server = Server::start_with(None, &["--api-key", KEY], &[("DELAY_MS", "960")]);
+
+    // Without the key: an ERROR naming the property and the server's 401.
+    let audio = tone_pcm(2.0, 440.0, 0.3);
+    let run = transcribe(&server.url(), MODEL, &audio, "delay=960");
+    assert_eq!(run.errors.len(), 1, "{:?}", run);
+    assert!(run.errors[0].contains("api-key"), "{}", run.errors[0]);
+    assert!(run.errors[0].contains("401"), "{}", run.errors[0]);
+    let keyed = |props: &str| format!("api-key={KEY} {props}");
+    let run = transcribe(&server.url(), MODEL, &audio, &keyed("delay=960"));
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    assert_eq!(run.stat("audio-transcribed"), run.stat("audio-received"));
+    assert!(run.stat("audio-received") > 0);
+
+    let (audio, _, done) = audio_with_text(&server.url(), Some(KEY), 6.0);
+    let run = transcribe(&server.url(), MODEL, &audio, &keyed("delay=480"));
     assert_eq!(run.errors.len(), 1, "{run:?}\n{}", server.log_text());
     assert!(
         run.errors[0].contains("960 ms") && run.errors[0].contains("delay=960"),
@@ -253,7 +265,7 @@ fn a_real_vllm_server_with_another_delay_is_named_or_followed() {
     eprintln!("delay 480 against 960: the ERROR after {:?}", run.took);
     // The server's delay set on the element, and a longer one, work.
     for delay in ["delay=960", "delay=1200"] {
-        let run = transcribe(&server.url(), MODEL, &audio, delay);
+        let run = transcribe(&server.url(), MODEL, &audio, &keyed(delay));
         assert!(run.errors.is_empty(), "{delay}: {:?}", run.errors);
         assert_eq!(run.stat("reconnects"), 0, "{delay}: {:?}", run.stats);
         assert_eq!(
@@ -306,13 +318,9 @@ fn espeak(ssml: &str, dir: &std::path::Path) -> Vec<f32> {
     common::read_f32le(&raw)
 }
 
-#[test]
-fn a_real_vllm_server_with_speech_only_computes_steps_for_speech_only() {
-    if !installed("a_real_vllm_server_with_speech_only_computes_steps_for_speech_only") {
-        return;
-    }
-    let _one = ONE_SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let server = Server::start(None, &[]);
+/// speech-only against a real server: fewer steps for the same speech, and
+/// no KV cache held while the gate is closed.
+fn speech_only_computes_steps_for_speech_only(server: &Server) {
     let dir = common::scratch_dir("vllm-speech-only");
     let audio = espeak(
         "<speak>Good evening, here is the news from the studio. <break time=\"6s\"/> \

@@ -143,12 +143,17 @@ impl Guarded {
         // A stopped process (SIGSTOP, a stalled server) holds SIGTERM
         // pending until it runs again.
         send("CONT", &processes);
-        if !wait_until(STOP_GRACE, || self.processes().is_empty()) {
+        // Those signalled too: one whose parent ended first is orphaned
+        // (no mark, no longer a descendant) while it is still exiting.
+        let ended = || self.processes().is_empty() && !processes.iter().any(|&p| still_runs(p));
+        if !wait_until(STOP_GRACE, ended) {
             eprintln!(
                 "{} still ran {STOP_GRACE:?} after SIGTERM: killed",
                 self.what
             );
-            send("KILL", &self.processes());
+            let mut left = self.processes();
+            left.extend(processes.iter().filter(|&&p| still_runs(p)));
+            send("KILL", &left);
         }
         self.reap(shared);
     }

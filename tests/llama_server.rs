@@ -188,6 +188,12 @@ fn a_llama_server_router_refuses_an_unknown_model_by_name() {
 /// for `--sse-ping-interval` seconds: here a long prompt, processed after
 /// the stream began, keeps it silent longer than the 1 s asked for. The
 /// client skips the pings and reads the answer.
+///
+/// It looks for silence at its 1 s polls and pings once more than the
+/// interval has passed, so the first ping needs about 2 s of silence. The
+/// prompt is read 4 tokens a batch, each batch attending to all before it:
+/// about 8 s on an idle 2-core machine (3 pings), where the default batch
+/// read twice the prompt in 1.8 s and no ping came.
 #[test]
 fn llama_server_pings_a_stream_silent_for_its_ping_interval() {
     if !installed("llama_server_pings_a_stream_silent_for_its_ping_interval") {
@@ -200,9 +206,13 @@ fn llama_server_pings_a_stream_silent_for_its_ping_interval() {
             "--sse-ping-interval",
             "1",
             "--ctx-size",
-            "32768",
+            "16384",
             "--parallel",
             "1",
+            "--batch-size",
+            "4",
+            "--ubatch-size",
+            "4",
         ],
     );
     let tap = Tap::start(server.port);
@@ -224,10 +234,10 @@ fn llama_server_pings_a_stream_silent_for_its_ping_interval() {
     );
 }
 
-/// About 20 000 tokens of text the tiny model's vocabulary has no word
-/// for (each byte is a token): about 4 s to read here, on one thread.
+/// About 10 600 tokens of text the tiny model's vocabulary has no word
+/// for (each byte is a token).
 fn long_prompt() -> String {
-    "abcdefgh ".repeat(1800)
+    "abcdefgh ".repeat(960)
 }
 
 /// llama-cpp-python's server (sse-starlette) sends `: ping - <time>`

@@ -338,16 +338,16 @@ fn the_first_buffer_after_a_segment_is_flagged_discont_and_the_others_are_not() 
 
 #[test]
 fn the_first_buffer_after_a_flush_is_flagged_discont() {
-    for new_segment in [true, false] {
+    for reset_time in [true, false] {
         let mut h = harness();
         h.push(f32_buffer(&common::sine(3.0), 0)).unwrap();
         h.push_event(gst::event::FlushStart::new());
-        h.push_event(gst::event::FlushStop::new(!new_segment));
-        if new_segment {
-            h.push_event(gst::event::Segment::new(&gst::FormattedSegment::<
-                gst::ClockTime,
-            >::new()));
-        }
+        h.push_event(gst::event::FlushStop::new(reset_time));
+        // A flush removes the sticky SEGMENT: data before a new one is an
+        // error upstream ("Got data flow before segment event").
+        h.push_event(gst::event::Segment::new(&gst::FormattedSegment::<
+            gst::ClockTime,
+        >::new()));
         // Drop what left before the flush.
         while h.try_pull().is_some() {}
         h.push(f32_buffer(&common::sine(3.0), 0)).unwrap();
@@ -355,7 +355,7 @@ fn the_first_buffer_after_a_flush_is_flagged_discont() {
         let (buffers, _) = pull_until(&mut h, gst::EventType::Eos);
         assert!(
             buffers[0].flags().contains(gst::BufferFlags::DISCONT),
-            "new segment {new_segment}: {buffers:?}"
+            "reset-time {reset_time}: {buffers:?}"
         );
     }
 }
@@ -640,6 +640,7 @@ fn a_non_flushing_seek_shows_in_the_output_promptly() {
     under.set(gst::State::Playing);
     std::thread::sleep(Duration::from_millis(1500));
     let started = Instant::now();
+    let running_at_seek = under.pipeline.current_running_time().unwrap();
     let seqnum = under.seek(gst::SeekFlags::ACCURATE, 10 * SECOND, None);
     // The new SEGMENT, and the first word of the new position.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -663,16 +664,24 @@ fn a_non_flushing_seek_shows_in_the_output_promptly() {
     }
     let record = under.finish();
     let (segment_after, word_after) = (segment_after.unwrap(), word_after.unwrap());
+    let base = record.segment.as_ref().unwrap().base().unwrap();
     println!(
-        "non-flushing seek: SEGMENT out after {segment_after:?}, first word after {word_after:?}"
+        "non-flushing seek at running time {running_at_seek}: SEGMENT out after \
+         {segment_after:?} (base {base}), first word after {word_after:?}"
     );
     assert!(record.words().iter().any(|w| w.pts >= 10 * SECOND));
     // Before: the SEGMENT waited behind 2 s of queued audio played out in
-    // real time (1.9 s here). The first word (3.0 s before, 1.5 s now on
-    // an idle machine) is not bounded here: the new segment's running time
-    // starts after what upstream had pushed, so a synchronising sink holds
-    // it for that long, and on a loaded machine the decodes add to it.
+    // real time (1.9 s here).
     assert!(segment_after < Duration::from_secs(1), "{segment_after:?}");
+    // The new segment starts in running time after all that upstream had
+    // pushed, and a synchronising sink holds its first word until then. Up
+    // to the queue, the text's delay and the words on their way, not the
+    // file's end: before, while the seek waited for upstream's stream lock,
+    // upstream ran free (a busy machine: 6.7 s ahead, then the whole file).
+    assert!(
+        base < running_at_seek + gst::ClockTime::from_seconds(3),
+        "the new segment starts at running time {base}, the seek came at {running_at_seek}"
+    );
 }
 
 /// gst-inspect-1.0 shows each blurb on a line or two: what the value does

@@ -21,6 +21,11 @@ use super::stats::SharedStats;
 /// time, so more would make seeks slow to show.
 const MAX_QUEUED_MS: u64 = 640;
 
+/// While a non-flushing seek waits for upstream's stream lock, a full queue
+/// lets one buffer in per this long (the audio is dropped when the seek's
+/// SEGMENT comes).
+const SEEK_PENDING_PACE: Duration = Duration::from_millis(40);
+
 pub(crate) enum Item {
     Audio {
         samples: Vec<f32>,
@@ -222,13 +227,23 @@ impl Inbox {
         let mut state = self.state.lock().unwrap();
         if !live && state.queued_samples >= self.max_queued_samples {
             state.producer_waiting = true;
-            // A pending seek needs this thread's stream lock upstream: the
-            // audio it brings back is dropped when the seek's SEGMENT comes.
             while state.queued_samples > self.max_queued_samples / 2
                 && Self::refusal(&state).is_none()
-                && state.seek_seqnum.is_none()
             {
-                state = self.room.wait(state).unwrap();
+                if state.seek_seqnum.is_none() {
+                    state = self.room.wait(state).unwrap();
+                    continue;
+                }
+                // A pending non-flushing seek needs this thread's stream
+                // lock upstream, so the thread must leave now and then; but
+                // not at once: until the seek takes the lock, upstream would
+                // run free through the file, and the seek's new segment
+                // starts in running time after all it pushed.
+                let (next, wait) = self.room.wait_timeout(state, SEEK_PENDING_PACE).unwrap();
+                state = next;
+                if wait.timed_out() {
+                    break;
+                }
             }
             state.producer_waiting = false;
         }
@@ -291,6 +306,13 @@ impl Inbox {
     pub(crate) fn expect_seek_segment(&self, seqnum: gst::Seqnum) {
         self.state.lock().unwrap().seek_seqnum = Some(seqnum);
         self.room.notify_all();
+    }
+
+    pub(crate) fn seek_refused(&self, seqnum: gst::Seqnum) {
+        let mut state = self.state.lock().unwrap();
+        if state.seek_seqnum == Some(seqnum) {
+            state.seek_seqnum = None;
+        }
     }
 
     /// The next item, waiting for one at most `idle` (forever if `None`).

@@ -246,6 +246,11 @@ impl Core {
         self.inbox.expect_seek_segment(seqnum);
     }
 
+    /// Upstream refused the non-flushing seek `seqnum`: no SEGMENT comes.
+    pub fn seek_refused(&self, seqnum: gst::Seqnum) {
+        self.inbox.seek_refused(seqnum);
+    }
+
     /// Drops everything queued and stops the running decode.
     pub fn flush_start(&self) {
         self.inbox.flush_start();

@@ -133,15 +133,20 @@ impl Transcriber {
     }
 
     fn src_event(&self, pad: &gst::Pad, event: gst::Event) -> bool {
-        if let gst::EventView::Seek(e) = event.view() {
-            let (_, flags, ..) = e.get();
-            if !flags.contains(gst::SeekFlags::FLUSH) {
-                if let Some(core) = self.core() {
-                    core.expect_seek_segment(event.seqnum());
-                }
-            }
+        let non_flushing_seek = match event.view() {
+            gst::EventView::Seek(e) => !e.get().1.contains(gst::SeekFlags::FLUSH),
+            _ => false,
+        };
+        let core = self.core().filter(|_| non_flushing_seek);
+        let seqnum = event.seqnum();
+        if let Some(core) = &core {
+            core.expect_seek_segment(seqnum);
         }
-        gst::Pad::event_default(pad, Some(&*self.obj()), event)
+        let handled = gst::Pad::event_default(pad, Some(&*self.obj()), event);
+        if let Some(core) = core.filter(|_| !handled) {
+            core.seek_refused(seqnum);
+        }
+        handled
     }
 
     fn src_query(&self, pad: &gst::Pad, query: &mut gst::QueryRef) -> bool {

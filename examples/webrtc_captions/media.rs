@@ -41,6 +41,8 @@ pub enum AudioSource {
 }
 
 /// What the file source's mixer takes from both its inputs.
+/// How long the mixer of `--audio FILE` waits for the file's data.
+const MIX_WAIT: gst::ClockTime = gst::ClockTime::from_seconds(1);
 const MIX_CAPS: &str = "audio/x-raw,format=S16LE,rate=48000,channels=1,layout=interleaved";
 
 pub struct Config {
@@ -93,12 +95,17 @@ fn launch_line(config: &Config) -> String {
         // stream goes on in silence for viewers that stay or come later.
         // Both inputs in one fixed format: audiomixer takes its caps from the
         // first input to negotiate, and refused the other ("wrong format")
-        // when the file's branch came first with its own.
+        // when the file's branch came first with its own. The mixer waits
+        // up to MIX_WAIT for the file's first buffer: a live mixer does not
+        // wait for a pad without data, and the file's start arrived late on
+        // a busy machine (decodebin still plugging), was clipped by a few
+        // ms, and its audio no longer began on the model's 80 ms frames.
         AudioSource::File(path) => format!(
             "audiotestsrc is-live=true wave=silence ! audioconvert ! {MIX_CAPS} ! mix. \
              filesrc location=\"{}\" ! decodebin ! audioconvert ! audioresample ! {MIX_CAPS} ! mix. \
-             audiomixer name=mix",
-            path.display()
+             audiomixer name=mix latency={}",
+            path.display(),
+            MIX_WAIT.nseconds()
         ),
     };
     format!(

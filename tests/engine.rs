@@ -457,3 +457,21 @@ fn a_model_without_80_ms_frames_is_transcribed_without_following_its_decoder() {
     let stream = open();
     assert!(stream.model().has_80_ms_frames());
 }
+
+#[test]
+fn threads_0_takes_a_share_of_the_cpus_and_a_set_count_is_kept() {
+    init();
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let most = gstvoxtralrt::engine::threads::auto_threads(cpus, 1);
+    let default = Stream::open(&ModelSpec::new(common::tiny_model()), 0).unwrap();
+    // Other tests of this binary may hold streams too, which only lowers it.
+    assert!(
+        (1..=most).contains(&default.threads()),
+        "{} threads of {cpus} CPUs",
+        default.threads()
+    );
+    // Half the CPUs at most: a neighbour (a video encoder) keeps a core.
+    assert!(default.threads() as usize <= cpus.div_ceil(2));
+    let set = Stream::open(&ModelSpec::new(common::tiny_model()), 3).unwrap();
+    assert_eq!(set.threads(), 3);
+}

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use common::FRAME;
 use gst::prelude::*;
+use gstvoxtralrt::recognizer::Recognizer;
 
 const MS: u64 = 1_000_000;
 const SLOWDOWN: f64 = 2.5;
@@ -29,16 +30,6 @@ const F32_CAPS: &str = "audio/x-raw,format=F32LE,rate=16000,channels=1,layout=in
 /// The runs measure lag in real time on a 2-core machine: they do not
 /// overlap.
 static HOOK: Mutex<()> = Mutex::new(());
-
-/// Makes `element`'s model `slowdown` times slower than real time.
-fn slow_model(element: &gst::Element, slowdown: f64) {
-    common::recognizers::wrap(element, move |inner| {
-        Box::new(common::recognizers::Slow {
-            inner,
-            factor: slowdown,
-        })
-    });
-}
 
 /// The delay in frames: the fixture answers for frames from there on.
 const DELAY_FRAMES: usize = 6;
@@ -65,6 +56,8 @@ struct Run {
     /// (start, end) of every voxtralrt-skipped message.
     skips: Vec<(u64, u64)>,
     warnings: Vec<String>,
+    /// The decode interval of every voxtralrt-decode-interval message.
+    intervals: Vec<u32>,
     /// The largest lag the stats showed while the audio came.
     max_lag: u64,
     /// This process's VmRSS (KiB) while the audio came, once a buffer.
@@ -97,12 +90,33 @@ impl Run {
 }
 
 /// Pushes `audio` in real time, 80 ms a buffer, into a live pipeline, with
-/// the model `SLOWDOWN` times slower than real time.
+/// the model `SLOWDOWN` times slower than real time. The slowing costs the
+/// same at any decode interval, so the interval is not let stretch: these
+/// are the policies beyond the stretch (tests/cadence.rs has the stretch).
 fn run_live(audio: &[f32], extra: &str) -> Run {
     run_live_slowed(audio, extra, SLOWDOWN)
 }
 
 fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
+    run_live_with(
+        audio,
+        &format!("max-decode-interval=0 {extra}"),
+        move |inner| {
+            Box::new(common::recognizers::Slow {
+                inner,
+                factor: slowdown,
+            })
+        },
+    )
+}
+
+/// Pushes `audio` in real time, 80 ms a buffer, into a live pipeline whose
+/// model `wrap` makes slow.
+fn run_live_with(
+    audio: &[f32],
+    extra: &str,
+    wrap: impl Fn(Box<dyn Recognizer>) -> Box<dyn Recognizer> + Send + Sync + 'static,
+) -> Run {
     let _hook = HOOK.lock().unwrap_or_else(|e| e.into_inner());
     common::init_plugin();
     let pipeline = gst::parse::launch(&format!(
@@ -116,7 +130,7 @@ fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
     .unwrap();
     let run = Arc::new(Mutex::new(Run::default()));
     let t = pipeline.by_name("t").unwrap();
-    slow_model(&t, slowdown);
+    common::recognizers::wrap(&t, wrap);
     let r = run.clone();
     t.static_pad("src").unwrap().add_probe(
         gst::PadProbeType::BUFFER | gst::PadProbeType::EVENT_DOWNSTREAM,
@@ -157,12 +171,15 @@ fn run_live_slowed(audio: &[f32], extra: &str, slowdown: f64) -> Run {
             gst::MessageView::Eos(_) => break,
             gst::MessageView::Error(e) => panic!("{} ({:?})", e.error(), e.debug()),
             gst::MessageView::Warning(w) => r.warnings.push(w.error().to_string()),
-            gst::MessageView::Element(e) => {
-                if let Some(s) = e.structure().filter(|s| s.name() == "voxtralrt-skipped") {
-                    r.skips
-                        .push((s.get::<u64>("start").unwrap(), s.get::<u64>("end").unwrap()));
+            gst::MessageView::Element(e) => match e.structure() {
+                Some(s) if s.name() == "voxtralrt-skipped" => r
+                    .skips
+                    .push((s.get::<u64>("start").unwrap(), s.get::<u64>("end").unwrap())),
+                Some(s) if s.name() == "voxtralrt-decode-interval" => {
+                    r.intervals.push(s.get::<u32>("interval").unwrap())
                 }
-            }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -325,7 +342,12 @@ fn non_live_input_is_slowed_and_never_skipped() {
         .property("threads", 1u32)
         .build()
         .unwrap();
-    slow_model(&t, SLOWDOWN);
+    common::recognizers::wrap(&t, |inner| {
+        Box::new(common::recognizers::Slow {
+            inner,
+            factor: SLOWDOWN,
+        })
+    });
     let mut h = gst_check::Harness::with_element(&t, Some("sink"), Some("src"));
     h.set_src_caps_str(F32_CAPS);
     for (i, piece) in audio.chunks(1600).enumerate() {
@@ -343,4 +365,43 @@ fn non_live_input_is_slowed_and_never_skipped() {
     assert_eq!(words, tones.len());
     let stats = t.property::<gst::Structure>("stats");
     assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0);
+}
+
+/// A model with a fixed cost per decode (as transcribe.cpp's encoder on a
+/// CPU): 200 ms a decode on top of 0.4 times the audio, 1.65 times slower
+/// than real time at 160 ms, 1.03 at 320, 0.71 at 640.
+fn costly(inner: Box<dyn Recognizer>) -> Box<dyn Recognizer> {
+    Box::new(common::recognizers::CostPerDecode {
+        inner,
+        per_decode: std::time::Duration::from_millis(200),
+        factor: 0.4,
+    })
+}
+
+#[test]
+fn a_model_too_slow_at_160_ms_decodes_less_often_instead_of_skipping() {
+    let (audio, tones) = tone_blocks(125); // 10 s
+    let run = run_live_with(&audio, "", costly);
+    let stats = run.stats.as_ref().unwrap();
+    run.report("stretch, 200 ms a decode", tones.len());
+    assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0, "{stats}");
+    assert!(run.skips.is_empty());
+    assert!(stats.get::<u64>("decode-interval-stretches").unwrap() >= 1);
+    assert!(
+        run.intervals.iter().any(|&i| i >= 320),
+        "{:?}",
+        run.intervals
+    );
+    // Every word, each within the longest interval of its tone.
+    let grain = u64::from(*run.intervals.iter().max().unwrap()) * MS;
+    assert_eq!(run.words.len(), tones.len(), "{:?}", run.words);
+    for (&(pts, _), &f) in run.words.iter().zip(&tones) {
+        assert!(pts.abs_diff(truth(f)) <= grain, "{pts} for {}", truth(f));
+    }
+    // The same model kept at 160 ms falls behind and skips.
+    let kept = run_live_with(&audio, "max-decode-interval=0", costly);
+    let skipped = kept.stats.as_ref().unwrap().get::<u64>("audio-skipped");
+    kept.report("no stretch, 200 ms a decode", tones.len());
+    assert!(skipped.unwrap() > 0);
+    assert!(kept.words.len() < tones.len());
 }

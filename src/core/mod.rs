@@ -10,6 +10,7 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
+mod cadence;
 mod gate;
 mod inbox;
 pub mod input;
@@ -197,6 +198,10 @@ impl Core {
                 let stream = wait_for_model(model, &worker_inbox)?;
                 worker_inbox.set_abort(stream.abort_handle());
                 worker_inbox.stats().set_backend(&stream.backend_name());
+                worker_inbox.stats().update(|s| {
+                    s.threads = stream.threads();
+                    s.decode_interval_ms = settings.decode_interval_ms;
+                });
                 Some(worker::Worker::new(stream, &settings, output, report, worker_inbox).run())
             })
             .expect("spawning the transcription worker");

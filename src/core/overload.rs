@@ -17,6 +17,8 @@ pub(super) struct Situation {
     pub(super) lag_ns: u64,
     /// Samples the running model stream has had, if one runs.
     pub(super) stream_samples: Option<u64>,
+    /// The decode interval is stretched as far as it goes.
+    pub(super) stretched_out: bool,
 }
 
 /// A stretch of audio skipped, reported once transcription goes on.
@@ -78,7 +80,11 @@ impl OverloadPolicy {
             return false;
         }
         match self.mode {
-            Overload::Skip => self.fell_behind(now) && age().is_some_and(|a| a > self.latency_ns),
+            Overload::Skip => {
+                now.stretched_out
+                    && self.fell_behind(now)
+                    && age().is_some_and(|a| a > self.latency_ns)
+            }
             Overload::Queue => self.max_lag_ns > 0 && now.lag_ns > self.max_lag_ns,
         }
     }
@@ -203,6 +209,7 @@ mod tests {
             live: true,
             lag_ns: lag_ms * MS,
             stream_samples: Some(16_000 * 60),
+            stretched_out: true,
         }
     }
 

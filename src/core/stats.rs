@@ -54,8 +54,15 @@ pub struct Stats {
     pub ignored_frames: u64,
     /// speech-only: samples left out as silence (never fed to the model).
     pub gated_samples: u64,
+    /// The decode interval in use (ms): `decode-interval`, or longer while
+    /// live input outruns the model.
+    pub decode_interval_ms: u32,
+    /// Times the decode interval was lengthened.
+    pub interval_stretches: u64,
     /// The backend the model runs on.
     pub backend: String,
+    /// engine=local: the CPU threads the model computes with.
+    pub threads: u32,
     /// engine=vllm: the server of the connection in use.
     pub server: String,
     /// engine=vllm: each server of `url` that was tried, in that order.
@@ -121,7 +128,10 @@ impl Stats {
             .field("audio-resent", samples_to_ns(self.resent_samples))
             .field("frames-ignored", self.ignored_frames)
             .field("audio-gated", samples_to_ns(self.gated_samples))
+            .field("decode-interval", self.decode_interval_ms)
+            .field("decode-interval-stretches", self.interval_stretches)
             .field("backend", &self.backend)
+            .field("threads", self.threads)
             .field("server", &self.server)
             .field("servers", self.servers_array())
             .build()

@@ -17,6 +17,7 @@ mod log;
 mod model;
 mod pool;
 mod stream;
+pub mod threads;
 
 pub use error::Error;
 pub use model::{Backend, Model, ModelSpec, VOXTRAL_REALTIME_ARCH};

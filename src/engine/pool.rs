@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -80,6 +80,8 @@ pub struct ModelPool {
     reaper_wake: Condvar,
     loads: AtomicU64,
     loads_by_path: Mutex<HashMap<PathBuf, u64>>,
+    /// Leases not yet returned: the local streams open in this process.
+    leased: AtomicUsize,
 }
 
 /// Exclusive use of one model instance; returns it to the pool when dropped.
@@ -107,7 +109,9 @@ impl ModelLease {
 impl Drop for ModelLease {
     fn drop(&mut self) {
         if let Some(instance) = self.instance.take() {
-            ModelPool::global().give_back(self.key.clone(), instance);
+            let pool = ModelPool::global();
+            pool.leased.fetch_sub(1, Ordering::Relaxed);
+            pool.give_back(self.key.clone(), instance);
         }
     }
 }
@@ -125,6 +129,7 @@ impl ModelPool {
                 reaper_wake: Condvar::new(),
                 loads: AtomicU64::new(0),
                 loads_by_path: Mutex::new(HashMap::new()),
+                leased: AtomicUsize::new(0),
             }
         });
         &POOL
@@ -157,10 +162,16 @@ impl ModelPool {
                 }
             }
         };
+        self.leased.fetch_add(1, Ordering::Relaxed);
         Ok(ModelLease {
             instance: Some(instance),
             key,
         })
+    }
+
+    /// Instances in use: the local streams open in this process.
+    pub fn leased(&self) -> usize {
+        self.leased.load(Ordering::Relaxed)
     }
 
     /// How many times this process loaded a model file.

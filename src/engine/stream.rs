@@ -11,7 +11,7 @@ use transcribe_cpp_sys as ffi;
 use super::decoder_position::{DecoderProgress, Verdict};
 use super::model::engine_error;
 use super::pool::{ModelLease, ModelPool};
-use super::{log, Error, Model, ModelSpec};
+use super::{log, threads, Error, Model, ModelSpec};
 use crate::voxtral::{
     validate_delay, AbortHandle, StreamConfig, TextUpdate, FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE,
     TOKEN_LOOKAHEAD_SAMPLES,
@@ -47,6 +47,7 @@ pub struct Stream {
     session: NonNull<ffi::transcribe_session>,
     /// Boxed: the library's abort callback holds its address.
     abort: Box<AbortHandle>,
+    threads: u32,
     config: StreamConfig,
     state: StreamState,
     /// Audio gathered until a whole decode interval is there.
@@ -81,9 +82,12 @@ unsafe impl Send for Stream {}
 
 impl Stream {
     /// Takes an instance of the model from the pool (loading it if needed)
-    /// and prepares a session with `n_threads` (0 = all CPUs).
+    /// and prepares a session with `n_threads` (0: a share of the CPUs,
+    /// [`threads::resolve`]).
     pub fn open(spec: &ModelSpec, n_threads: u32) -> Result<Stream, Error> {
-        let mut lease = ModelPool::global().acquire(spec)?;
+        let pool = ModelPool::global();
+        let mut lease = pool.acquire(spec)?;
+        let n_threads = threads::resolve(n_threads, pool.leased());
         let abort = Box::new(AbortHandle::default());
         let session = lease.instance().session(n_threads)?.as_ptr();
         // SAFETY: the handle outlives the callback: it is cleared in Drop
@@ -99,6 +103,7 @@ impl Stream {
             lease,
             session: NonNull::new(session).expect("sessions are non-null"),
             abort,
+            threads: n_threads,
             config: StreamConfig::default(),
             state: StreamState::Idle,
             pending: Vec::new(),
@@ -147,6 +152,11 @@ impl Stream {
     /// The loaded model this stream runs on.
     pub fn model(&self) -> &Model {
         self.lease.model()
+    }
+
+    /// The CPU threads the stream's session computes with.
+    pub fn threads(&self) -> u32 {
+        self.threads
     }
 
     /// The name of the backend the model runs on.
@@ -214,7 +224,10 @@ impl Stream {
         let mut updates = Vec::new();
         let mut rest = samples;
         while !rest.is_empty() {
-            let due = self.next_decode_at() - self.samples_received();
+            // (A shorter interval just set may find a decode overdue.)
+            let due = self
+                .next_decode_at()
+                .saturating_sub(self.samples_received());
             let take = (due as usize).min(rest.len());
             self.pending.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
@@ -226,6 +239,12 @@ impl Stream {
             }
         }
         Ok(updates)
+    }
+
+    /// Decodes every `ms` of audio from the next decode on (the element
+    /// stretches the interval while the model falls behind).
+    pub fn set_decode_interval(&mut self, ms: u32) {
+        self.config.decode_interval_ms = ms.max(1);
     }
 
     /// Where the next decode falls, in samples since `begin`: on the grid of

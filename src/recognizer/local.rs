@@ -31,12 +31,20 @@ impl Recognizer for Stream {
         Stream::backend_name(self).to_owned()
     }
 
+    fn threads(&self) -> u32 {
+        Stream::threads(self)
+    }
+
     fn abort_handle(&self) -> AbortHandle {
         Stream::abort_handle(self)
     }
 
     fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
         Ok(Stream::begin(self, config)?)
+    }
+
+    fn set_decode_interval(&mut self, ms: u32) {
+        Stream::set_decode_interval(self, ms)
     }
 
     fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {

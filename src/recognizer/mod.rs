@@ -30,6 +30,11 @@ pub trait Recognizer: Send + 'static {
     /// Where the model runs, for `stats` (a backend, or a server's URL).
     fn backend_name(&self) -> String;
 
+    /// The CPU threads the model computes with here (0: it runs elsewhere).
+    fn threads(&self) -> u32 {
+        0
+    }
+
     /// The handle that stops a running call.
     fn abort_handle(&self) -> AbortHandle;
 
@@ -41,6 +46,10 @@ pub trait Recognizer: Send + 'static {
 
     /// Starts a new stream; any previous one is dropped unfinished.
     fn begin(&mut self, config: StreamConfig) -> Result<(), Error>;
+
+    /// Decodes every `ms` of audio from now on (the stream's own cadence
+    /// where the engine has none to set: a server decodes as it pleases).
+    fn set_decode_interval(&mut self, _ms: u32) {}
 
     /// Adds audio; returns one update per decode this audio completed.
     fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error>;

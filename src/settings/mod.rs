@@ -35,6 +35,11 @@ pub const DEFAULT_DELAY_MS: u32 = 480;
 /// small from 160 ms up, while word timing keeps a 160 ms grain. 80 ms doubles
 /// the number of decode calls for little gain in precision.
 pub const DEFAULT_DECODE_INTERVAL_MS: u32 = 160;
+/// The engine's own cadence (transcribe.cpp decodes once a second unless
+/// told otherwise): where a model too slow at `decode-interval` pays the
+/// fixed cost of a decode least often while its words still come within
+/// the default latency.
+pub const DEFAULT_MAX_DECODE_INTERVAL_MS: u32 = 1000;
 pub const DEFAULT_LATENCY_MS: u32 = 1500;
 pub const DEFAULT_LATENESS_MS: u32 = 0;
 pub const DEFAULT_MAX_LINE_CHARS: u32 = 32;
@@ -117,6 +122,9 @@ pub struct Settings {
     pub stall_timeout_ms: u32,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
+    /// Live input the model falls behind on: how far the decode interval
+    /// may stretch before audio is skipped.
+    pub max_decode_interval_ms: u32,
     pub latency_ms: u32,
     pub lateness_ms: u32,
     pub language_code: Option<String>,
@@ -159,6 +167,7 @@ impl Default for Settings {
             stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
+            max_decode_interval_ms: DEFAULT_MAX_DECODE_INTERVAL_MS,
             latency_ms: DEFAULT_LATENCY_MS,
             lateness_ms: DEFAULT_LATENESS_MS,
             language_code: None,

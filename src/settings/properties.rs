@@ -82,6 +82,13 @@ impl Settings {
                     .default_value(d.decode_interval_ms)
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecUInt::builder("max-decode-interval")
+                    .nick("Longest decode interval (ms)")
+                    .blurb("Live input the model falls behind: the decode interval doubles up to this (ms) before overload skips audio; longer costs less per second, times words more coarsely. 0 (or decode-interval or less): never")
+                    .maximum(*voxtral::DECODE_INTERVAL_RANGE.end())
+                    .default_value(d.max_decode_interval_ms)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecUInt::builder("latency")
                     .nick("Latency (ms)")
                     .blurb("Time budget (ms) from a word's start to its output, added to upstream's in LATENCY answers; held words are let go to meet it")
@@ -101,7 +108,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("threads")
                     .nick("Threads")
-                    .blurb("engine=local only. CPU threads for the model (0 = all CPUs)")
+                    .blurb("engine=local only. CPU threads for the model. 0: half the CPUs the process may use, shared by its local streams, 1 to 4 (more, on a busy machine, spin waiting for each other)")
                     .maximum(256)
                     .default_value(d.threads)
                     .mutable_ready()
@@ -247,6 +254,9 @@ impl Settings {
                 self.delay_ms = voxtral::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
             }
             "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
+            "max-decode-interval" => {
+                self.max_decode_interval_ms = value.get().expect("type checked")
+            }
             "latency" => {
                 let ms = value.get().expect("type checked");
                 if ms == UNSYNCHRONISED_LATENCY {
@@ -341,6 +351,7 @@ impl Settings {
             "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),
+            "max-decode-interval" => self.max_decode_interval_ms.to_value(),
             "latency" => self.latency_ms.to_value(),
             "lateness" => self.lateness_ms.to_value(),
             "language-code" => self.language_code.to_value(),

@@ -30,11 +30,17 @@ macro_rules! forward_common {
         fn abort_handle(&self) -> AbortHandle {
             self.inner.abort_handle()
         }
+        fn threads(&self) -> u32 {
+            self.inner.threads()
+        }
         fn prepare(&mut self) -> Result<(), Error> {
             self.inner.prepare()
         }
         fn begin(&mut self, config: StreamConfig) -> Result<(), Error> {
             self.inner.begin(config)
+        }
+        fn set_decode_interval(&mut self, ms: u32) {
+            self.inner.set_decode_interval(ms)
         }
         fn samples_received(&self) -> u64 {
             self.inner.samples_received()
@@ -77,6 +83,28 @@ impl Recognizer for Slow {
         let result = self.inner.feed(samples);
         let audio = Duration::from_secs_f64(samples.len() as f64 / 16_000.0);
         std::thread::sleep(audio.mul_f64(self.factor).saturating_sub(started.elapsed()));
+        result
+    }
+    forward_rest!();
+}
+
+/// A model with a fixed cost per decode, as transcribe.cpp's encoder pays
+/// on a CPU: each decode takes `per_decode`, on top of `factor` times the
+/// audio fed. A longer decode interval makes it faster.
+pub struct CostPerDecode {
+    pub inner: Box<dyn Recognizer>,
+    pub per_decode: Duration,
+    pub factor: f64,
+}
+
+impl Recognizer for CostPerDecode {
+    fn feed(&mut self, samples: &[f32]) -> Result<Vec<TextUpdate>, Error> {
+        let started = Instant::now();
+        let result = self.inner.feed(samples);
+        let decodes = result.as_ref().map_or(0, Vec::len) as u32;
+        let audio = Duration::from_secs_f64(samples.len() as f64 / 16_000.0);
+        let cost = audio.mul_f64(self.factor) + self.per_decode * decodes;
+        std::thread::sleep(cost.saturating_sub(started.elapsed()));
         result
     }
     forward_rest!();

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use crate::recognizer::TextUpdate;
+use crate::recognizer::{StreamConfig, TextUpdate};
 use crate::settings::MAX_FILLED_HOLE;
 use crate::transcript::{Output as Placed, Transcript};
 use crate::voxtral::{ns_to_samples, samples_to_ns};
@@ -15,7 +15,7 @@ use super::super::gate::{Closed, Gate, Open};
 use super::super::stream_watch::STOPPED_MODEL_AFTER_NS;
 use super::super::voice::Frame;
 use super::super::watchdog::Verdict;
-use super::{Active, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
+use super::{Active, Change, Stop, Worker, ALIGNMENT_TOLERANCE_NS};
 use crate::core::report::Cause;
 use crate::core::TimedCue;
 
@@ -195,7 +195,11 @@ impl Worker {
             gate.stream_begins(base);
         }
         self.stream.reset();
-        if let Err(err) = self.stream.begin(self.stream_config) {
+        let config = StreamConfig {
+            decode_interval_ms: self.cadence.interval_ms(),
+            ..self.stream_config
+        };
+        if let Err(err) = self.stream.begin(config) {
             return Err(self.engine_failure(&err));
         }
         let mut transcript = Transcript::with_rules(self.transcript_config, self.rules.clone());
@@ -230,12 +234,48 @@ impl Worker {
             self.place(update)?;
         }
         let lag = self.inbox.stats().lag().nseconds();
+        let paced = self.cadence.after_feed(
+            samples_to_ns(samples.len() as u64),
+            spent.as_nanos() as u64,
+            lag,
+            self.inbox.is_live(),
+        );
+        if let Some(change) = paced {
+            self.pace(change);
+        }
         let advice = || self.stream.slowness_advice();
         if let Some(warning) = self.overload.check_lag(self.inbox.is_live(), lag, advice) {
             self.report.warning(Cause::Overload, &warning);
         }
         self.restart_a_stalled_model(wrote)?;
         self.restart_a_stopped_model(samples, wrote)
+    }
+
+    /// Decodes at the cadence's new interval, and says so.
+    fn pace(&mut self, change: Change) {
+        self.stream.set_decode_interval(change.to_ms);
+        self.inbox.stats().update(|s| {
+            s.decode_interval_ms = change.to_ms;
+            s.interval_stretches += u64::from(change.stretched());
+        });
+        gst::info!(
+            crate::voxtral::LOG_CAT,
+            "decode interval {} -> {} ms (real-time factor {:.2}, {} ms of audio waiting)",
+            change.from_ms,
+            change.to_ms,
+            change.rtf,
+            change.lag_ns / 1_000_000
+        );
+        let at = self.report.running_time();
+        self.report.message(
+            gst::Structure::builder("voxtralrt-decode-interval")
+                .field("interval", change.to_ms)
+                .field("previous", change.from_ms)
+                .field("real-time-factor", change.rtf)
+                .field("lag", change.lag_ns)
+                .field("running-time", at)
+                .build(),
+        );
     }
 
     /// The watchdog: speech for `stall-timeout` (backing off) without any

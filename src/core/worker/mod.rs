@@ -17,6 +17,7 @@ use crate::wording::SharedRules;
 mod feeding;
 mod speakers;
 
+use super::cadence::{Cadence, Change};
 use super::gate::Gate;
 use super::inbox::{Inbox, Item, Next, Queued};
 use super::overload::{OverloadPolicy, Situation};
@@ -61,6 +62,8 @@ pub(super) struct Worker {
     inbox: Arc<Inbox>,
     timeline: Timeline,
     overload: OverloadPolicy,
+    /// The decode interval, stretched while live input outruns the model.
+    cadence: Cadence,
     watch: StreamWatch,
     /// Restarts a model that writes nothing while people talk.
     watchdog: Option<Watchdog>,
@@ -103,6 +106,7 @@ impl Worker {
             inbox,
             timeline: Timeline::new(settings.lateness()),
             overload: OverloadPolicy::new(settings),
+            cadence: Cadence::new(settings),
             watch: StreamWatch::new(settings),
             watchdog: Watchdog::new(settings.stall_timeout()),
             gate: settings
@@ -414,6 +418,7 @@ impl Worker {
             live: self.inbox.is_live(),
             lag_ns: self.inbox.stats().lag().nseconds(),
             stream_samples: self.active.as_ref().map(|_| self.stream.samples_received()),
+            stretched_out: self.cadence.at_bound(),
         };
         let age = || {
             let (pts, now) = pts.zip(self.report.running_time())?;

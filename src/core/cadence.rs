@@ -7,7 +7,7 @@
 //! Each decode call of transcribe.cpp 0.4.1 pays a fixed cost: its encoder
 //! unpacks all of its weights for the batch of new frames (ggml's tiled
 //! matmul), whatever the batch's size. A longer interval pays it less often,
-//! so a model just too slow at 160 ms often keeps up at 320 or 1000 ms, at
+//! so a model just too slow at 160 ms often keeps up at 320 or 640 ms, at
 //! the price of later words. State and decisions only: the worker measures.
 
 use crate::settings::Settings;

@@ -35,11 +35,12 @@ pub const DEFAULT_DELAY_MS: u32 = 480;
 /// small from 160 ms up, while word timing keeps a 160 ms grain. 80 ms doubles
 /// the number of decode calls for little gain in precision.
 pub const DEFAULT_DECODE_INTERVAL_MS: u32 = 160;
-/// The engine's own cadence (transcribe.cpp decodes once a second unless
-/// told otherwise): where a model too slow at `decode-interval` pays the
-/// fixed cost of a decode least often while its words still come within
-/// the default latency.
-pub const DEFAULT_MAX_DECODE_INTERVAL_MS: u32 = 1000;
+/// About the engine's own cadence (transcribe.cpp decodes once a second
+/// unless told otherwise), on the model's 80 ms frames: a model too slow at
+/// `decode-interval` pays the fixed cost of a decode about as rarely, and
+/// its words still come within the default latency (480 ms of delay, 960
+/// of interval and 15 of look-ahead are less than 1500).
+pub const DEFAULT_MAX_DECODE_INTERVAL_MS: u32 = 960;
 pub const DEFAULT_LATENCY_MS: u32 = 1500;
 pub const DEFAULT_LATENESS_MS: u32 = 0;
 pub const DEFAULT_MAX_LINE_CHARS: u32 = 32;

@@ -151,12 +151,12 @@ impl Stats {
 }
 
 /// The read-only `stats` property both elements have; its fields are listed
-/// in the README ("Elements and properties").
+/// in docs/elements.md ("Statistics"), which tests/docs.rs checks.
 pub fn param_spec() -> gst::glib::ParamSpec {
     use gst::glib::prelude::*;
     gst::glib::ParamSpecBoxed::builder::<gst::Structure>("stats")
         .nick("Statistics")
-        .blurb("Read-only: audio received and transcribed, real-time factor, lag, words, restarts, samples sanitized/dropped/skipped, reconnections, backend (README lists every field)")
+        .blurb("Read-only: audio received and transcribed, real-time factor, lag, words, restarts, samples sanitized/dropped/skipped, reconnections, backend (docs/elements.md lists every field)")
         .read_only()
         .build()
 }

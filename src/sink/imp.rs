@@ -7,7 +7,8 @@
  *
  * Transcribes 16 kHz mono speech like voxtralrttranscriber and ends the
  * pipeline: each word or line goes out as a `voxtralrt-transcript` element
- * message, a `transcript` signal and a line of a txt, srt, vtt or jsonl file.
+ * message, a `transcript` signal and an entry of a file: txt, srt, vtt,
+ * jsonl, scc, ttml (IMSC 1.1 Text) or ebu-tt-d.
  *
  * Request pads `sink_%u` take one speaker each (their `speaker` names the
  * words); with them and the `sink` pad unlinked the element prerolls once
@@ -294,7 +295,7 @@ impl ElementImpl for Sink {
                 "Voxtral Realtime transcription sink",
                 "Sink/Audio/Text",
                 "Transcribes speech with Mistral's Voxtral Mini 4B Realtime (transcribe.cpp or a vLLM server) into \
-                 bus messages, a 'transcript' signal and a txt/srt/vtt/jsonl file",
+                 bus messages, a 'transcript' signal and a txt/srt/vtt/jsonl/scc/ttml (IMSC 1.1)/ebu-tt-d file",
                 "gst-plugin-voxtralrt authors",
             )
         });

@@ -20,7 +20,8 @@ use common::subtitle_checks::{
     assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
 };
 use gst::prelude::*;
-use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName, Word};
+use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName};
+use gstvoxtralrt::transcript::Word;
 
 const MS: u64 = 1_000_000;
 const F32_CAPS: &str = common::remote::F32_CAPS;

@@ -20,7 +20,8 @@ use super::srt::Srt;
 use super::ttml::{Profile, Ttml};
 use super::webvtt::WebVtt;
 use super::writes::{CueWriter, Tail, WriteAt};
-use super::{Counts, Cue, Format, Style, Word};
+use super::{Counts, Cue, Format, Style};
+use crate::transcript::Word;
 
 /// The `format` property's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

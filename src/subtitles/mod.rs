@@ -27,7 +27,7 @@ pub mod style;
 mod webvtt;
 pub mod writes;
 
-pub use cues::{split_text, spread_words, Counts, CueBuilder, Word};
+pub use cues::{split_text, spread_words, Counts, CueBuilder};
 pub use style::{Style, StyleName, UnknownStyle};
 
 pub mod scc;

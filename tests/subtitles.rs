@@ -247,33 +247,6 @@ fn broadcast_keeps_the_transcripts_rows() {
     }
 }
 
-#[test]
-fn an_unknown_style_or_format_is_refused_naming_the_valid_ones() {
-    let model = format!("model-path={}", common::tiny_model().display());
-    let (ok, log) = common::gst_launch(&[
-        "audiotestsrc",
-        "num-buffers=1",
-        "!",
-        "voxtralrtsink",
-        &model,
-        "subtitle-style=hollywood",
-        "format=docx",
-    ]);
-    assert!(ok, "{log}");
-    assert!(
-        log.contains(
-            "subtitle-style \"hollywood\" is none of broadcast, netflix, bbc, dcmp; netflix stays"
-        ),
-        "{log}"
-    );
-    assert!(
-        log.contains(
-            "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d; auto stays"
-        ),
-        "{log}"
-    );
-}
-
 /// The transcriber's LATENCY answer on its src pad with `props`, live.
 fn latency_with(props: &str) -> u64 {
     common::init_plugin();

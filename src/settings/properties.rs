@@ -186,10 +186,9 @@ impl Settings {
     /// `subtitle-style`, with the element's default and its blurb (each
     /// element class needs its own instance).
     pub fn subtitle_style_param_spec(default: StyleName, blurb: &'static str) -> glib::ParamSpec {
-        glib::ParamSpecString::builder("subtitle-style")
+        glib::ParamSpecEnum::builder_with_default("subtitle-style", SubtitleStyle::from(default))
             .nick("Subtitle style")
             .blurb(blurb)
-            .default_value(Some(default.as_str()))
             .mutable_ready()
             .build()
     }
@@ -267,12 +266,7 @@ impl Settings {
             "output" => self.output = value.get().expect("type checked"),
             "max-line-chars" => self.max_line_chars = value.get().expect("type checked"),
             "subtitle-style" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                self.subtitle_style = name
-                    .as_deref()
-                    .unwrap_or_default()
-                    .parse()
-                    .map_err(|e| Rejected(format!("{e}; {} stays", self.subtitle_style)))?;
+                self.subtitle_style = value.get::<SubtitleStyle>().expect("type checked").into()
             }
             "max-stream-duration" => {
                 let ms = value.get().expect("type checked");
@@ -349,7 +343,7 @@ impl Settings {
             "device" => self.device.to_value(),
             "output" => self.output.to_value(),
             "max-line-chars" => self.max_line_chars.to_value(),
-            "subtitle-style" => self.subtitle_style.as_str().to_value(),
+            "subtitle-style" => SubtitleStyle::from(self.subtitle_style).to_value(),
             "max-stream-duration" => self.max_stream_duration_ms.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),

@@ -38,7 +38,7 @@ use crate::core::report::Reporter;
 use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
 use crate::core::{Core, Output};
 use crate::participants::{Participants, SpeakerPad};
-use crate::settings::{FileSettings, OutputMode, Rejected, Settings, SettingsCell};
+use crate::settings::{FileFormat, FileSettings, OutputMode, Settings, SettingsCell};
 use crate::subtitles::file::{FileChoice, TranscriptFile};
 use crate::subtitles::StyleName;
 
@@ -179,7 +179,7 @@ impl ObjectImpl for Sink {
                     .blurb("File to write the transcript to as it comes, one whole cue per write, so that a killed pipeline leaves a valid file (none: no file). Opened when the element starts")
                     .mutable_ready()
                     .build(),
-                FileSettings::format_param_spec(FileChoice::Auto, "File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d"),
+                FileSettings::format_param_spec(FileFormat::Auto, "File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d"),
                 Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
             ]);
             props.extend(FileSettings::scc_param_specs());
@@ -222,13 +222,7 @@ impl ObjectImpl for Sink {
                     .map(PathBuf::from)
             }
             "post-messages" => sink.post_messages = value.get().expect("type checked"),
-            _ if sink.file.property(pspec).is_some() => {
-                let result = sink.file.set_property(value, pspec, &FileChoice::ALL);
-                drop(sink);
-                if let Err(Rejected(message)) = result {
-                    self.settings.warn(self.obj().upcast_ref(), message);
-                }
-            }
+            _ if sink.file.set_property(value, pspec) => {}
             _ => {
                 drop(sink);
                 self.settings

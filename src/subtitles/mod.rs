@@ -28,7 +28,7 @@ mod webvtt;
 pub mod writes;
 
 pub use cues::{split_text, spread_words, Counts, CueBuilder};
-pub use style::{Style, StyleName, UnknownStyle};
+pub use style::{Style, StyleName};
 
 pub mod scc;
 pub mod ttml;

@@ -1,0 +1,137 @@
+// Copyright (C) 2026 The gst-plugin-voxtralrt authors
+// SPDX-License-Identifier: MPL-2.0
+
+//! The elements' properties as GStreamer users expect them (issue 50 §2):
+//! choices are enums that gst-inspect-1.0 lists and a typo fails where it
+//! is set, the values of the launch lines keep working, every writable
+//! property says when it may change, and strings not set read as NULL.
+
+mod common;
+
+use gst::glib;
+use gst::prelude::*;
+
+const ELEMENTS: [&str; 3] = ["voxtralrttranscriber", "voxtralrtsink", "voxtralrtsubenc"];
+
+fn element(factory: &str) -> gst::Element {
+    common::init_plugin();
+    gst::ElementFactory::make(factory).build().unwrap()
+}
+
+/// The nicks of enum property `name` of `element`, in order, and its
+/// default's.
+fn enum_nicks(element: &gst::Element, name: &str) -> (Vec<String>, String) {
+    let pspec = element.find_property(name).unwrap();
+    let pspec = pspec
+        .downcast_ref::<glib::ParamSpecEnum>()
+        .unwrap_or_else(|| panic!("{name} is {:?}, not an enum", pspec.value_type()));
+    let class = pspec.enum_class();
+    let nicks = class.values().iter().map(|v| v.nick().to_owned()).collect();
+    let default = class
+        .value(pspec.default_value_as_i32())
+        .unwrap()
+        .nick()
+        .to_owned();
+    (nicks, default)
+}
+
+/// The nick property `name` of `element` reads as.
+fn nick_of(element: &gst::Element, name: &str) -> String {
+    let value = element.property_value(name);
+    let (_, v) = glib::EnumValue::from_value(&value).unwrap();
+    v.nick().to_owned()
+}
+
+#[test]
+fn subtitle_style_is_an_enum_of_the_four_styles_on_every_element() {
+    for (factory, default) in [
+        ("voxtralrttranscriber", "broadcast"),
+        ("voxtralrtsink", "netflix"),
+        ("voxtralrtsubenc", "netflix"),
+    ] {
+        let (nicks, d) = enum_nicks(&element(factory), "subtitle-style");
+        assert_eq!(nicks, ["broadcast", "netflix", "bbc", "dcmp"], "{factory}");
+        assert_eq!(d, default, "{factory}");
+    }
+}
+
+#[test]
+fn format_is_an_enum_of_what_each_element_writes() {
+    let (sink, default) = enum_nicks(&element("voxtralrtsink"), "format");
+    assert_eq!(
+        sink,
+        ["auto", "txt", "srt", "vtt", "jsonl", "scc", "ttml", "ebu-tt-d"]
+    );
+    assert_eq!(default, "auto", "by the location's extension");
+    let (subenc, default) = enum_nicks(&element("voxtralrtsubenc"), "format");
+    assert_eq!(subenc, ["auto", "srt", "vtt", "scc", "ttml", "ebu-tt-d"]);
+    assert_eq!(default, "auto", "by downstream's caps");
+}
+
+#[test]
+fn gst_inspect_lists_the_styles_and_formats() {
+    for factory in ["voxtralrtsink", "voxtralrtsubenc"] {
+        let out = std::process::Command::new("gst-inspect-1.0")
+            .arg(factory)
+            .env("GST_PLUGIN_PATH", common::plugin_dir())
+            .output()
+            .unwrap();
+        let text = common::output_text(&out);
+        assert!(out.status.success(), "{text}");
+        for listed in [
+            "Enum \"GstVoxtralRtSubtitleStyle\"",
+            "(1): netflix",
+            "(3): dcmp",
+            "(0): auto",
+            "ebu-tt-d",
+        ] {
+            assert!(text.contains(listed), "{factory}: no {listed:?} in\n{text}");
+        }
+    }
+}
+
+#[test]
+fn the_values_of_launch_lines_set_the_enums_as_the_strings_did() {
+    for factory in ELEMENTS {
+        let e = element(factory);
+        for style in ["broadcast", "netflix", "bbc", "dcmp"] {
+            e.set_property_from_str("subtitle-style", style);
+            assert_eq!(nick_of(&e, "subtitle-style"), style, "{factory}");
+        }
+    }
+    let sink = element("voxtralrtsink");
+    for format in [
+        "txt", "jsonl", "srt", "vtt", "scc", "ttml", "ebu-tt-d", "auto",
+    ] {
+        sink.set_property_from_str("format", format);
+        assert_eq!(nick_of(&sink, "format"), format);
+    }
+    let subenc = element("voxtralrtsubenc");
+    for format in ["srt", "vtt", "scc", "ttml", "ebu-tt-d", "auto"] {
+        subenc.set_property_from_str("format", format);
+        assert_eq!(nick_of(&subenc, "format"), format);
+    }
+}
+
+#[test]
+fn a_typo_in_a_style_or_format_fails_the_launch_line_naming_it() {
+    for (factory, setting) in [
+        ("voxtralrtsink", "subtitle-style=hollywood"),
+        ("voxtralrtsink", "format=docx"),
+        ("voxtralrttranscriber", "subtitle-style=Hollywood"),
+        // A sink's format the encoder does not write.
+        ("voxtralrtsubenc", "format=jsonl"),
+    ] {
+        let mut line = vec!["fakesrc", "num-buffers=0", "!", factory, setting];
+        if factory != "voxtralrtsink" {
+            line.extend(["!", "fakesink"]);
+        }
+        let (ok, log) = common::gst_launch(&line);
+        let (name, value) = setting.split_once('=').unwrap();
+        assert!(!ok, "{factory} {setting}: {log}");
+        assert!(
+            log.contains(&format!("could not set property \"{name}\"")) && log.contains(value),
+            "{factory} {setting}: {log}"
+        );
+    }
+}

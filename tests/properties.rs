@@ -135,3 +135,77 @@ fn a_typo_in_a_style_or_format_fails_the_launch_line_naming_it() {
         );
     }
 }
+
+/// Every property of the elements and of their pads (`sink`, a requested
+/// `sink_%u` and, with translations, `translate_src_%u`), with where it
+/// belongs.
+fn all_properties() -> Vec<(String, gst::glib::Object, glib::ParamSpec)> {
+    let mut all = Vec::new();
+    for factory in ELEMENTS {
+        let e = element(factory);
+        let mut objects: Vec<(String, glib::Object)> =
+            vec![(factory.to_owned(), e.clone().upcast())];
+        if factory != "voxtralrtsubenc" {
+            e.request_pad_simple("sink_%u").unwrap();
+        }
+        #[cfg(feature = "translate")]
+        if factory == "voxtralrttranscriber" {
+            e.request_pad_simple("translate_src_%u").unwrap();
+        }
+        for pad in e.pads() {
+            objects.push((format!("{factory}.{}", pad.name()), pad.upcast()));
+        }
+        for (owner, object) in objects {
+            for pspec in object.list_properties() {
+                if !pspec.owner_type().name().starts_with("GstVoxtralRt") {
+                    // GStreamer's own (name, parent, direction, sync, ...).
+                    continue;
+                }
+                all.push((owner.clone(), object.clone(), pspec));
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn every_writable_property_says_in_which_states_it_may_change() {
+    let mutable = glib::ParamFlags::from_bits_truncate(
+        gst::PARAM_FLAG_MUTABLE_READY.bits()
+            | gst::PARAM_FLAG_MUTABLE_PAUSED.bits()
+            | gst::PARAM_FLAG_MUTABLE_PLAYING.bits(),
+    );
+    let unflagged: Vec<String> = all_properties()
+        .iter()
+        .filter(|(_, _, p)| p.flags().contains(glib::ParamFlags::WRITABLE))
+        .filter(|(_, _, p)| !p.flags().intersects(mutable))
+        .map(|(owner, _, p)| format!("{owner}.{}", p.name()))
+        .collect();
+    assert_eq!(unflagged, Vec::<String>::new());
+}
+
+/// A string with nothing set is NULL, never "" (`speaker-prefix` has a
+/// value of its own, ">> ").
+#[test]
+fn every_string_property_without_a_default_is_null_and_reads_its_default_until_set() {
+    let mut wrong = Vec::new();
+    for (owner, object, pspec) in all_properties() {
+        let Some(spec) = pspec.downcast_ref::<glib::ParamSpecString>() else {
+            continue;
+        };
+        let default = spec.default_value().map(str::to_owned);
+        if default.as_deref() == Some("") {
+            wrong.push(format!("{owner}.{}: default \"\"", pspec.name()));
+        }
+        if pspec.flags().contains(glib::ParamFlags::READABLE) && !owner.contains('.') {
+            let value: Option<String> = object.property(pspec.name());
+            if value != default {
+                wrong.push(format!(
+                    "{owner}.{} reads {value:?}, not {default:?}",
+                    pspec.name()
+                ));
+            }
+        }
+    }
+    assert_eq!(wrong, Vec::<String>::new());
+}

@@ -209,3 +209,51 @@ fn every_string_property_without_a_default_is_null_and_reads_its_default_until_s
     }
     assert_eq!(wrong, Vec::<String>::new());
 }
+
+/// The WARNING texts on `pipeline`'s bus so far.
+fn warnings(pipeline: &gst::Pipeline) -> Vec<String> {
+    let bus = pipeline.bus().unwrap();
+    let mut said = Vec::new();
+    while let Some(msg) = bus.pop_filtered(&[gst::MessageType::Warning]) {
+        if let gst::MessageView::Warning(w) = msg.view() {
+            said.push(w.error().to_string());
+        }
+    }
+    said
+}
+
+#[test]
+fn delay_shows_the_values_taken_and_a_refused_one_is_warned_naming_the_nearest() {
+    for factory in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let e = element(factory);
+        let blurb = e
+            .find_property("delay")
+            .unwrap()
+            .blurb()
+            .unwrap()
+            .to_owned();
+        assert!(
+            blurb.contains("80, 160, 240 ... 1200 (the multiples of 80) or 2400"),
+            "{blurb}"
+        );
+        let pipeline = gst::Pipeline::new();
+        pipeline.add(&e).unwrap();
+        e.set_property("delay", 960u32);
+        for (refused, nearest) in [(1000u32, "960 or 1040"), (500, "480"), (2000, "2400")] {
+            e.set_property("delay", refused);
+            assert_eq!(
+                e.property::<u32>("delay"),
+                960,
+                "{factory}: {refused} refused"
+            );
+            assert_eq!(
+                warnings(&pipeline),
+                [format!(
+                    "delay {refused} ms is not supported: use a multiple of 80 from 80 to 1200, \
+                     or 2400 (the nearest: {nearest}); 960 ms stays"
+                )],
+                "{factory}"
+            );
+        }
+    }
+}

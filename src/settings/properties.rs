@@ -68,7 +68,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("delay")
                     .nick("Transcription delay (ms)")
-                    .blurb("How far the text lags the audio (ms): a multiple of 80 up to 1200, or 2400; longer is more accurate. With engine=vllm, the server's value")
+                    .blurb("How far the text lags the audio (ms), one of 80, 160, 240 ... 1200 (the multiples of 80) or 2400; longer is more accurate. Others are refused, naming the nearest. With engine=vllm, the server's value")
                     .minimum(80)
                     .maximum(2400)
                     .default_value(d.delay_ms)
@@ -243,7 +243,8 @@ impl Settings {
             }
             "delay" => {
                 let ms = value.get().expect("type checked");
-                self.delay_ms = voxtral::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
+                self.delay_ms = voxtral::validate_delay(ms)
+                    .map_err(|e| Rejected(format!("{e}; {} ms stays", self.delay_ms)))?;
             }
             "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
             "latency" => {

@@ -9,7 +9,6 @@ use gst::glib;
 use gst::prelude::*;
 
 use super::*;
-use crate::models::ModelRef;
 use crate::voxtral;
 use crate::wording::{Dictionary, Profanity};
 
@@ -226,21 +225,10 @@ impl Settings {
                 }
                 self.stall_timeout_ms = ms;
             }
-            "model" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                // A served model's name can be anything; a local one must be
-                // a preset or a reference.
-                if let Some(name) = name.as_deref().filter(|n| !n.is_empty()) {
-                    if self.engine == EngineChoice::Local {
-                        ModelRef::from_model_name(name).map_err(|e| {
-                            Rejected(format!(
-                                "{e} (for a vLLM server's model, set engine=vllm first)"
-                            ))
-                        })?;
-                    }
-                }
-                self.model = name;
-            }
+            // A served model's name can be anything, a local one must be a
+            // preset or a reference: which, `engine` says, whenever it is
+            // set. The name is checked when the element starts.
+            "model" => self.model = value.get().expect("type checked"),
             "delay" => {
                 let ms = value.get().expect("type checked");
                 self.delay_ms = voxtral::validate_delay(ms)

@@ -257,3 +257,53 @@ fn delay_shows_the_values_taken_and_a_refused_one_is_warned_naming_the_nearest()
         }
     }
 }
+
+/// transcriberbin 0.15 hands its latency to a transcriber as its
+/// `configure_transcriber` does (video/closedcaption/src/transcriberbin/
+/// imp.rs): `transcribe-latency` if the transcriber has a u32 property of
+/// that name, else `latency` if it has a u32 one; then `translate-latency`
+/// and `lateness`, each if it is a u32 property. The transcriber has no
+/// `transcribe-latency` (as whispertranscriber and speechmatics), so
+/// `latency` takes it, and the LATENCY answer is upstream's plus it.
+#[cfg(feature = "local")]
+#[test]
+fn transcriberbin_0_15_sets_latency_and_the_latency_answer_is_that() {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc is-live=true format=time caps={} ! \
+         voxtralrttranscriber name=t model-path={} threads=1 ! fakesink",
+        common::remote::F32_CAPS,
+        common::tiny_model().display()
+    ))
+    .unwrap();
+    let t = pipeline
+        .downcast_ref::<gst::Bin>()
+        .unwrap()
+        .by_name("t")
+        .unwrap();
+    let u32_type = u32::static_type();
+    // transcriberbin's code, with its latency 2 s, translate-latency 700 ms
+    // and lateness 100 ms.
+    if t.has_property_with_type("transcribe-latency", u32_type) {
+        t.set_property("transcribe-latency", 2000u32);
+    } else if t.has_property_with_type("latency", u32_type) {
+        t.set_property("latency", 2000u32);
+    }
+    let translate = t.has_property_with_type("translate-latency", u32_type);
+    if translate {
+        t.set_property("translate-latency", 700u32);
+    }
+    assert!(t.has_property_with_type("lateness", u32_type));
+    t.set_property("lateness", 100u32);
+
+    assert!(!t.has_property("transcribe-latency"));
+    assert_eq!(t.property::<u32>("latency"), 2000);
+    assert_eq!(t.property::<u32>("lateness"), 100);
+    if cfg!(feature = "translate") {
+        assert!(translate);
+        assert_eq!(t.property::<u32>("translate-latency"), 700);
+    }
+    let (live, min) = common::latency_of_pad(&pipeline, "src");
+    assert!(live);
+    assert_eq!(min, gst::ClockTime::from_mseconds(2000));
+}

@@ -323,8 +323,13 @@ impl ElementImpl for Sink {
         let element: &gst::Element = obj.upcast_ref();
         match transition {
             gst::StateChange::NullToReady => {
-                self.state.lock().unwrap().load(element, &self.settings)?;
-                self.participants.load(element, &self.settings)?;
+                let sinkpad = self.sinkpad();
+                self.participants.load(
+                    element,
+                    &self.settings,
+                    sinkpad.upcast_ref(),
+                    &self.state,
+                )?;
             }
             gst::StateChange::ReadyToPaused => self.own_pad.reset(),
             _ => {}
@@ -390,10 +395,13 @@ impl BaseSinkImpl for Sink {
         // Unlinked, the pad brings nothing: the request pads' words are the
         // element's, and it feeds the pad itself.
         self.own_pad.set_active(!linked);
-        self.state
-            .lock()
-            .unwrap()
-            .start(element, &settings, output)?;
+        {
+            let mut state = self.state.lock().unwrap();
+            match output {
+                Some(output) => state.start(element, &settings, output)?,
+                None => state.start_idle(),
+            }
+        }
         self.announce_sink_speaker();
         self.participants.start(element, &settings)
     }
@@ -422,7 +430,7 @@ impl BaseSinkImpl for Sink {
         let sinkpad = self.obj().static_pad("sink").expect("always pad");
         let (core, audio) = {
             let mut state = self.state.lock().unwrap();
-            let core = state.core().ok_or(gst::FlowError::Flushing)?;
+            let core = state.core_for_audio(self.obj().upcast_ref())?;
             let audio = state.input.take_buffer(&sinkpad, buffer, &core)?;
             (core, audio)
         };

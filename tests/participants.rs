@@ -954,18 +954,15 @@ fn loads_of(model: &std::path::Path) -> u64 {
     gstvoxtralrt::engine::ModelPool::global().loads_of(model)
 }
 
-/// docs/speakers.md's meeting lines, as written (two speakers on request
-/// pads, the `sink` pad unlinked), run here on a model of their own: two
+/// The guides' meeting lines (docs/speakers.md, the README), as written
+/// (two speakers on request pads, the `sink` pad unlinked), run here on a model of their own: two
 /// loads, one per pad that carries audio (before: three, the unlinked sink
 /// pad's too; on a GPU each load is a copy).
 #[test]
 fn the_guides_meeting_lines_load_the_model_once_per_speaker_not_for_the_unlinked_sink_pad() {
     common::init_plugin();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    for (element, name) in [
-        ("voxtralrttranscriber name=t", "transcriber"),
-        ("voxtralrtsink name=s", "sink"),
-    ] {
+    for (element, name) in [("t.sink_1", "transcriber"), ("s.sink_1", "sink")] {
         let model = own_model(&format!("meeting-loads-{name}"));
         let dir = model.parent().unwrap().to_owned();
         let line = common::doc_launch_line(element).line;

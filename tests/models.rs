@@ -709,22 +709,38 @@ fn going_to_null_stops_a_download_within_a_second_and_the_next_start_resumes_it(
     assert!(blobs(&home.join("hub")).join(hub.sha256()).is_file());
 }
 
+/// `model` takes any name when it is set (with engine=vllm it names a
+/// served model, and engine may come after it); with engine=local a name
+/// that is neither a preset nor a reference is an ERROR when the element
+/// starts, naming it and the way to a served model.
 #[test]
-fn the_model_property_takes_presets_and_refuses_unknown_names() {
+fn an_unknown_local_model_name_is_an_error_at_ready_naming_it() {
     use gst::prelude::*;
     common::init_plugin();
     for factory in ["voxtralrttranscriber", "voxtralrtsink"] {
         let element = gst::ElementFactory::make(factory).build().unwrap();
-        element.set_property("model", "q8_0");
-        assert_eq!(
-            element.property::<Option<String>>("model").as_deref(),
-            Some("q8_0")
-        );
         element.set_property("model", "q3_nonsense");
         assert_eq!(
             element.property::<Option<String>>("model").as_deref(),
-            Some("q8_0"),
-            "{factory}: an unknown name is refused and the old value stays"
+            Some("q3_nonsense")
+        );
+        let pipeline = gst::Pipeline::new();
+        pipeline.add(&element).unwrap();
+        assert!(pipeline.set_state(gst::State::Ready).is_err(), "{factory}");
+        let bus = pipeline.bus().unwrap();
+        let error = bus
+            .pop_filtered(&[gst::MessageType::Error])
+            .expect("an ERROR");
+        pipeline.set_state(gst::State::Null).unwrap();
+        let gst::MessageView::Error(e) = error.view() else {
+            unreachable!()
+        };
+        let text = e.error().to_string();
+        assert!(
+            text.contains("unknown model \"q3_nonsense\"")
+                && text.contains("q8_0")
+                && text.contains("set engine=vllm"),
+            "{factory}: {text}"
         );
     }
 }

@@ -941,3 +941,117 @@ fn a_launch_line_names_each_pads_speaker_through_the_child_proxy() {
         assert!(proxy.child_by_name("sink_1").is_none(), "{element}");
     }
 }
+
+/// A copy of the tiny model of its own, so that the pool's count of its
+/// loads is this test's alone.
+fn own_model(name: &str) -> std::path::PathBuf {
+    let path = common::scratch_dir(name).join("model.gguf");
+    std::fs::copy(common::tiny_model(), &path).unwrap();
+    path
+}
+
+fn loads_of(model: &std::path::Path) -> u64 {
+    gstvoxtralrt::engine::ModelPool::global().loads_of(model)
+}
+
+/// The guides' meeting lines (docs/speakers.md, the README), as written
+/// (two speakers on request pads, the `sink` pad unlinked), run here on a model of their own: two
+/// loads, one per pad that carries audio (before: three, the unlinked sink
+/// pad's too; on a GPU each load is a copy).
+#[test]
+fn the_guides_meeting_lines_load_the_model_once_per_speaker_not_for_the_unlinked_sink_pad() {
+    common::init_plugin();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for (element, name) in [("t.sink_1", "transcriber"), ("s.sink_1", "sink")] {
+        let model = own_model(&format!("meeting-loads-{name}"));
+        let dir = model.parent().unwrap().to_owned();
+        let line = common::doc_launch_line(element).line;
+        let line = line
+            .trim_start_matches("gst-launch-1.0 ")
+            .trim_start_matches("-m ")
+            .replace("$MODEL", &model.display().to_string())
+            .replace(
+                "location=examples/",
+                &format!("location={}/", examples.display()),
+            )
+            .replace(
+                "location=meeting.vtt",
+                &format!("location={}/meeting.vtt", dir.display()),
+            );
+        let pipeline = gst::parse::launch(&line).unwrap();
+        pipeline.set_state(gst::State::Ready).unwrap();
+        assert_eq!(loads_of(&model), 2, "{name} at READY: {line}");
+        let end = common::run_to_end(&pipeline, Duration::from_secs(120));
+        assert!(
+            matches!(end.view(), gst::MessageView::Eos(_)),
+            "{name}: {end:?}"
+        );
+        assert_eq!(loads_of(&model), 2, "{name} after the run: {line}");
+    }
+}
+
+/// With nothing linked, the element's sink pad is its input: its model
+/// loads at READY, so that a model's trouble shows there.
+#[test]
+fn an_element_with_nothing_linked_loads_its_sink_pads_model_at_ready() {
+    common::init_plugin();
+    for factory in ["voxtralrttranscriber", "voxtralrtsink"] {
+        let model = own_model(&format!("lone-loads-{factory}"));
+        let element = gst::ElementFactory::make(factory)
+            .property("model-path", model.display().to_string())
+            .build()
+            .unwrap();
+        element.set_state(gst::State::Ready).unwrap();
+        assert_eq!(loads_of(&model), 1, "{factory}");
+        element.set_state(gst::State::Null).unwrap();
+    }
+}
+
+/// A request pad requested before the start but linked only then loads
+/// its model at start, not at READY; the unlinked sink pad beside it
+/// never does. Audio that then comes on that sink pad is an ERROR saying
+/// what to do, not lost in silence.
+#[test]
+fn a_pad_linked_after_ready_loads_at_start_and_audio_on_the_idle_sink_pad_is_an_error() {
+    common::init_plugin();
+    let model = own_model("late-link-loads");
+    let pipeline = gst::parse::launch(&format!(
+        "voxtralrttranscriber name=t model-path={} threads=1 ! fakesink \
+         appsrc name=src0 format=time caps={F32_CAPS} \
+         appsrc name=late format=time caps={F32_CAPS}",
+        model.display()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    let t = pipeline.by_name("t").unwrap();
+    let pad = t.request_pad_simple("sink_%u").unwrap();
+    pipeline.set_state(gst::State::Ready).unwrap();
+    assert_eq!(loads_of(&model), 0, "nothing linked carries audio yet");
+    let src0 = pipeline.by_name("src0").unwrap();
+    src0.static_pad("src").unwrap().link(&pad).unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    assert_eq!(loads_of(&model), 1, "sink_0's, at start");
+    let late = pipeline.by_name("late").unwrap();
+    late.link_pads(Some("src"), &t, Some("sink")).unwrap();
+    common::push_at(&late, &common::sine(0.1), 0);
+    let bus = pipeline.bus().unwrap();
+    let error = bus
+        .timed_pop_filtered(gst::ClockTime::from_seconds(10), &[gst::MessageType::Error])
+        .expect("an ERROR");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let gst::MessageView::Error(e) = error.view() else {
+        unreachable!()
+    };
+    assert_eq!(error.src().unwrap().name(), "t", "{e:?}");
+    assert!(
+        e.error()
+            .to_string()
+            .contains("not linked when the element started")
+            && e.debug()
+                .unwrap_or_default()
+                .contains("link the sink pad before"),
+        "{e:?}"
+    );
+    assert_eq!(loads_of(&model), 1);
+}

@@ -235,6 +235,33 @@ fn a_model_the_server_does_not_serve_is_an_error_naming_it() {
     assert!(e.contains("does not exist"), "the server's answer: {e}");
 }
 
+/// GObject properties do not depend on the order they are set in: `model`
+/// before `engine=vllm` names the served model as after it (before, it was
+/// checked as a local preset, refused with a WARNING, and the default
+/// served model asked for: the server's `model_not_found`).
+#[test]
+fn model_and_engine_vllm_name_the_served_model_in_either_order() {
+    let server = double(Faults {
+        served_model: Some("my-served-model".into()),
+        ..Faults::default()
+    });
+    let (audio, frames) = tone();
+    let url = server.url();
+    for order in [
+        format!("model=my-served-model engine=vllm url={url}"),
+        format!("engine=vllm url={url} model=my-served-model"),
+    ] {
+        let run = common::remote::transcribe_with_properties(&order, &audio, |t| {
+            assert_eq!(
+                t.property::<Option<String>>("model").as_deref(),
+                Some("my-served-model")
+            );
+        });
+        assert!(run.warnings.is_empty(), "{order}: {:?}", run.warnings);
+        assert_every_word_at_its_frame(&run, &frames);
+    }
+}
+
 #[test]
 fn a_refused_key_is_an_error_naming_api_key_and_the_key_is_never_logged() {
     const KEY: &str = "sk-voxtralrt-test-0123456789";

@@ -348,11 +348,21 @@ struct Driven {
 
 impl Driven {
     fn new(props: &str, path: &Path) -> Driven {
+        Driven::before(props, "", path)
+    }
+
+    /// The encoder before the caps filter `caps` (none: "").
+    fn before(props: &str, caps: &str, path: &Path) -> Driven {
         common::init_plugin();
+        let filter = if caps.is_empty() {
+            String::new()
+        } else {
+            format!("! {caps}")
+        };
         let pipeline = gst::parse::launch(&format!(
             // async=false: the sink plays without a first buffer, so an EOS
             // after an error does not wait for a preroll that never comes.
-            "voxtralrtsubenc name=e {props} ! filesink location={} buffer-mode=unbuffered async=false",
+            "voxtralrtsubenc name=e {props} {filter} ! filesink location={} buffer-mode=unbuffered async=false",
             path.display()
         ))
         .unwrap()
@@ -456,34 +466,132 @@ fn text_that_is_not_utf8_is_written_with_replacement_characters_warned_once_and_
     );
 }
 
-#[test]
-fn an_unknown_format_or_style_is_refused_naming_the_valid_ones_and_the_old_value_stays() {
-    common::init_plugin();
-    let encoder = gst::ElementFactory::make("voxtralrtsubenc")
-        .property("format", "docx")
-        .property("subtitle-style", "hollywood")
-        .build()
-        .unwrap();
-    assert_eq!(encoder.property::<String>("format"), "srt");
-    assert_eq!(encoder.property::<String>("subtitle-style"), "netflix");
-    // Said once the element has a bus.
-    let pipeline = gst::Pipeline::new();
-    pipeline.add(&encoder).unwrap();
-    pipeline.set_state(gst::State::Ready).unwrap();
-    let bus = pipeline.bus().unwrap();
-    let mut warnings = Vec::new();
-    while let Some(msg) = bus.pop_filtered(&[gst::MessageType::Warning]) {
-        if let gst::MessageView::Warning(w) = msg.view() {
-            warnings.push(w.error().to_string());
-        }
+/// Three sentences, as a transcriber's lines: (text, start ms, duration
+/// ms).
+const NEWS: [(&str, u64, u64); 3] = [
+    ("Good evening.", 0, 900),
+    ("Here is the news.", 1500, 1400),
+    ("Rain is coming tonight.", 4000, 1600),
+];
+
+/// Drives NEWS through an encoder with `props` before `caps` into `path`;
+/// returns the src caps and what the bus said.
+fn news(props: &str, caps: &str, path: &Path) -> (Option<gst::Caps>, Vec<String>) {
+    let driven = Driven::before(props, caps, path);
+    for (text, start, duration) in NEWS {
+        let flow = driven.text(text.as_bytes(), Some(start), Some(duration));
+        assert_eq!(flow, gst::FlowReturn::Ok, "{text}");
     }
-    pipeline.set_state(gst::State::Null).unwrap();
+    let caps = driven.encoder.static_pad("src").unwrap().current_caps();
+    let (said, _) = driven.finish();
+    (caps, said)
+}
+
+#[test]
+fn without_a_format_it_writes_what_downstream_caps_ask_webvtt_read_back_by_two_readers() {
+    let dir = common::scratch_dir("subenc-vtt-caps");
+    let path = dir.join("news.vtt");
+    let (caps, said) = news("", "application/x-subtitle-vtt", &path);
+    assert!(said.is_empty(), "{said:?}");
     assert_eq!(
-        warnings,
-        [
-            "format \"docx\" is none of srt, vtt, scc, ttml, ebu-tt-d; srt stays",
-            "subtitle-style \"hollywood\" is none of broadcast, netflix, bbc, dcmp; netflix stays"
-        ]
+        caps.unwrap().structure(0).unwrap().name(),
+        "application/x-subtitle-vtt"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("WEBVTT\n"), "{text}");
+    let spoken: Vec<String> = NEWS.iter().flat_map(|n| readers::words(n.0)).collect();
+    for (what, reading) in [
+        ("ttconv", readers::ttconv(&path, Kind::Vtt)),
+        ("pycaption", readers::pycaption(&path, Kind::Vtt)),
+    ] {
+        assert_clean(what, &reading);
+        assert_eq!(reading.words(), spoken, "{what} on {text}");
+        assert_eq!(reading.captions[0].begin, 0.0, "{what}: {reading:?}");
+    }
+    // Into a sink that takes anything: SRT, as before the caps were read.
+    let srt = dir.join("news.srt");
+    let (caps, said) = news("", "", &srt);
+    assert!(said.is_empty(), "{said:?}");
+    assert_eq!(
+        caps.unwrap().structure(0).unwrap().name(),
+        "application/x-subtitle"
+    );
+    let reading = readers::ttconv(&srt, Kind::Srt);
+    assert_clean("ttconv on the SRT", &reading);
+    assert_eq!(reading.words(), spoken);
+}
+
+#[test]
+fn ttml_caps_choose_the_profile_they_name_else_imsc() {
+    let dir = common::scratch_dir("subenc-ttml-caps");
+    for (caps, profile) in [
+        ("application/ttml+xml", "imsc1.1-text"),
+        ("application/ttml+xml,profile=ebu-tt-d", "ebu-tt-d"),
+    ] {
+        let path = dir.join(format!("{profile}.ttml"));
+        let (out, said) = news("", caps, &path);
+        assert!(said.is_empty(), "{said:?}");
+        let out = out.unwrap();
+        let s = out.structure(0).unwrap();
+        assert_eq!(s.get::<&str>("profile").unwrap(), profile, "{caps}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("<tt "), "{text}");
+    }
+}
+
+/// The first ERROR of `line`'s run: the name of the element that posted
+/// it, and its error.
+fn first_error(line: &str) -> (String, gst::glib::Error) {
+    common::init_plugin();
+    let pipeline = gst::parse::launch(line).unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let bus = pipeline.bus().unwrap();
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(60),
+            &[gst::MessageType::Error, gst::MessageType::Eos],
+        )
+        .expect("an ERROR or EOS within 60 s");
+    pipeline.set_state(gst::State::Null).unwrap();
+    let gst::MessageView::Error(e) = msg.view() else {
+        panic!("{line}: no ERROR, {msg:?}");
+    };
+    (msg.src().unwrap().name().to_string(), e.error())
+}
+
+#[test]
+fn a_format_downstream_does_not_take_is_a_not_negotiated_error_of_the_encoder_not_the_transcriber()
+{
+    let model = common::tiny_model();
+    for (format, caps) in [
+        ("scc", "application/x-subtitle-vtt"),
+        ("srt", "application/ttml+xml"),
+    ] {
+        let line = format!(
+            "audiotestsrc num-buffers=50 samplesperbuffer=1600 ! audio/x-raw,rate=16000,channels=1 ! \
+             voxtralrttranscriber model-path={} threads=1 ! voxtralrtsubenc name=enc format={format} ! \
+             {caps} ! fakesink",
+            model.display()
+        );
+        let (source, error) = first_error(&line);
+        assert_eq!(source, "enc", "{caps}: {error}");
+        assert!(
+            error.matches(gst::CoreError::Negotiation),
+            "{caps}: {error:?}"
+        );
+        let message = error.message();
+        assert!(
+            message.contains(&format!("format={format} is not what downstream takes"))
+                && message.contains(caps),
+            "names the format and what downstream takes: {message}"
+        );
+    }
+    // Caps that none of its formats match fail the line where it is built.
+    common::init_plugin();
+    let error = gst::parse::launch("voxtralrtsubenc name=enc ! text/x-raw ! fakesink").unwrap_err();
+    assert!(
+        error.message().contains("enc can't handle caps text/x-raw"),
+        "{error}"
     );
 }
 

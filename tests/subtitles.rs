@@ -20,7 +20,8 @@ use common::subtitle_checks::{
     assert_clean, assert_scc_timing, assert_ttml_timing, assert_words, scc_words, ttml_words,
 };
 use gst::prelude::*;
-use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName, Word};
+use gstvoxtralrt::subtitles::{CueBuilder, Style, StyleName};
+use gstvoxtralrt::transcript::Word;
 
 const MS: u64 = 1_000_000;
 const F32_CAPS: &str = common::remote::F32_CAPS;
@@ -244,33 +245,6 @@ fn broadcast_keeps_the_transcripts_rows() {
         assert_eq!(cue.lines.len(), 1, "{cue:?}");
         assert!(cue.lines[0].chars().count() <= 32, "{cue:?}");
     }
-}
-
-#[test]
-fn an_unknown_style_or_format_is_refused_naming_the_valid_ones() {
-    let model = format!("model-path={}", common::tiny_model().display());
-    let (ok, log) = common::gst_launch(&[
-        "audiotestsrc",
-        "num-buffers=1",
-        "!",
-        "voxtralrtsink",
-        &model,
-        "subtitle-style=hollywood",
-        "format=docx",
-    ]);
-    assert!(ok, "{log}");
-    assert!(
-        log.contains(
-            "subtitle-style \"hollywood\" is none of broadcast, netflix, bbc, dcmp; netflix stays"
-        ),
-        "{log}"
-    );
-    assert!(
-        log.contains(
-            "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d; auto stays"
-        ),
-        "{log}"
-    );
 }
 
 /// The transcriber's LATENCY answer on its src pad with `props`, live.

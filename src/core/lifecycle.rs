@@ -28,6 +28,11 @@ pub struct Lifecycle {
     /// Stops that download (at READY->NULL).
     cancel_download: Option<Arc<AtomicBool>>,
     core: Option<Arc<Core>>,
+    /// Started without a model or a core: its pad was unlinked beside
+    /// request pads.
+    idle: bool,
+    /// The ERROR about data on that idle pad was posted.
+    idle_said: bool,
     pub input: AudioInput,
     last_stats: Stats,
     /// Set by tests: what the recognizer is wrapped in when it is made.
@@ -72,6 +77,14 @@ impl Lifecycle {
         }
     }
 
+    /// READY->PAUSED for a pad that carries no audio (the element's sink
+    /// pad unlinked beside request pads): no core, and no model kept.
+    pub fn start_idle(&mut self) {
+        self.unload();
+        self.idle = true;
+        self.idle_said = false;
+    }
+
     /// READY->PAUSED: starts the worker on the loaded model.
     pub fn start(
         &mut self,
@@ -108,6 +121,28 @@ impl Lifecycle {
         Ok(())
     }
 
+    /// The core for the data (audio, serialized events) on the element's
+    /// sink pad: none while stopped (flushing); data on a pad that started
+    /// idle is an ERROR, said once.
+    pub fn core_for_audio(&mut self, element: &gst::Element) -> Result<Arc<Core>, gst::FlowError> {
+        match &self.core {
+            Some(core) => Ok(core.clone()),
+            None if self.idle => {
+                if std::mem::replace(&mut self.idle_said, true) {
+                    return Err(gst::FlowError::Error);
+                }
+                gst::element_error!(
+                    element,
+                    gst::CoreError::Pad,
+                    ("Audio came on the sink pad, which was not linked when the element started beside its request pads: it has no model stream"),
+                    ["link the sink pad before the element starts, or bring this audio on a request pad (sink_%u)"]
+                );
+                Err(gst::FlowError::Error)
+            }
+            None => Err(gst::FlowError::Flushing),
+        }
+    }
+
     /// The running core, for use without holding the element's lock.
     pub fn core(&self) -> Option<Arc<Core>> {
         self.core.clone()
@@ -117,6 +152,7 @@ impl Lifecycle {
     /// [`stop_core`] without holding the element's lock (the worker may be
     /// delivering results meanwhile).
     pub fn take_core(&mut self) -> Option<Arc<Core>> {
+        self.idle = false;
         self.core.take()
     }
 

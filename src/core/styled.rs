@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use super::{Output, TimedCue};
 use crate::settings::Settings;
-use crate::subtitles::{Counts, Cue, CueBuilder, Style, Word};
+use crate::subtitles::{Counts, Cue, CueBuilder, Style};
+use crate::transcript::Word;
 
 /// The counts of a style's cues, shared with the element's `stats`.
 pub type SharedCounts = Arc<Mutex<Counts>>;

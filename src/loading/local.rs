@@ -51,31 +51,41 @@ fn backend(choice: BackendChoice) -> Backend {
 }
 
 /// The model file the settings name, or why there is none: `model-path`
-/// wins; a name stands for its `hf://` reference.
+/// wins; a name stands for its `hf://` reference. The name is checked here,
+/// when the element starts, not when `model` is set: with engine=vllm it
+/// names a served model, and `engine` may be set after it.
 fn model_spec(settings: &Settings) -> Result<ModelSpec, gst::ErrorMessage> {
-    let by_name = || {
-        let name = settings.model.as_deref().filter(|m| !m.is_empty())?;
-        match ModelRef::from_model_name(name).ok()? {
-            ModelRef::Hub(file) => Some(PathBuf::from(file.to_string())),
-            ModelRef::Path(path) => Some(path),
-        }
-    };
-    let path = settings
+    let path = match settings
         .model_path
         .clone()
         .filter(|p| !p.as_os_str().is_empty())
-        .or_else(by_name)
-        .ok_or_else(|| {
-            gst::error_msg!(
-                gst::ResourceError::NotFound,
-                ("{}", crate::engine::Error::NoModelPath)
-            )
-        })?;
+    {
+        Some(path) => path,
+        None => model_by_name(settings.model.as_deref())?,
+    };
     Ok(ModelSpec {
         path,
         backend: backend(settings.backend),
         device: u32::try_from(settings.device).ok(),
     })
+}
+
+/// The file `model` names (a preset or an `hf://` reference).
+fn model_by_name(model: Option<&str>) -> Result<PathBuf, gst::ErrorMessage> {
+    let Some(name) = model.filter(|m| !m.is_empty()) else {
+        return Err(gst::error_msg!(
+            gst::ResourceError::NotFound,
+            ("{}", crate::engine::Error::NoModelPath)
+        ));
+    };
+    match ModelRef::from_model_name(name) {
+        Ok(ModelRef::Hub(file)) => Ok(PathBuf::from(file.to_string())),
+        Ok(ModelRef::Path(path)) => Ok(path),
+        Err(e) => Err(gst::error_msg!(
+            gst::ResourceError::NotFound,
+            ("{e} (engine=local; for a vLLM server's model, set engine=vllm)")
+        )),
+    }
 }
 
 /// Loads the local file at `path` with the settings' backend and threads,

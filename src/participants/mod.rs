@@ -7,7 +7,14 @@
 //!
 //! The element's own `sink` pad keeps its direct path when it is linked and
 //! no participant exists at start; otherwise its core is one more input of
-//! the merge (so that participants may join while it runs).
+//! the merge (so that participants may join while it runs). Unlinked beside
+//! participants it carries no audio: it loads no model and has no core.
+//!
+//! A pad loads its model at READY only if it is linked then (a pad that
+//! carries no audio costs no model: on a GPU each load is a copy); the
+//! element's sink pad also when it has no request pads, so that a model's
+//! trouble shows at READY. A request pad that comes or is linked later
+//! loads at start, or at once while the element runs.
 
 mod pad;
 mod participant;
@@ -18,6 +25,7 @@ use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
+use crate::core::lifecycle::Lifecycle;
 use crate::core::merge::Merge;
 use crate::core::report::Reporter;
 use crate::core::Output;
@@ -55,43 +63,63 @@ impl Participants {
         self.list().iter().map(|p| p.pad.clone().upcast()).collect()
     }
 
-    /// At start: what the element's own sink pad's core delivers to. The
-    /// pad alone (linked, no participant) delivers to `out` itself;
-    /// otherwise a merge is made, with that core as one of its inputs.
-    /// With live input, an input whose data has not come holds the others
-    /// back for at most `latency` (the element's own) plus upstream's.
+    /// Whether the element's own sink pad carries the audio: it is linked,
+    /// or there is no request pad to.
+    pub fn sink_pad_carries_audio(&self, sinkpad: &gst::Pad) -> bool {
+        sinkpad.is_linked() || self.is_empty()
+    }
+
+    /// At start: what the element's own sink pad's core delivers to (none:
+    /// the pad carries no audio, and has no core). The pad alone (linked,
+    /// no participant) delivers to `out` itself; otherwise a merge is made,
+    /// with that core as one of its inputs. With live input, an input whose
+    /// data has not come holds the others back for at most `latency` (the
+    /// element's own) plus upstream's.
     pub fn output_for_sink_pad(
         &self,
         element: &gst::Element,
         sinkpad: &gst::Pad,
         latency: gst::ClockTime,
         out: Box<dyn Output>,
-    ) -> Box<dyn Output> {
+    ) -> Option<Box<dyn Output>> {
         let linked = sinkpad.is_linked();
         if linked && self.is_empty() {
             *self.merge.lock().unwrap() = None;
-            return out;
+            return Some(out);
         }
         let weak = element.downgrade();
         let live = move || Some(live_upstream_latency(&weak.upgrade()?)? + latency);
         let merge = Merge::new(out, Reporter::new(element), Box::new(live));
+        *self.merge.lock().unwrap() = Some(merge.clone());
+        if !self.sink_pad_carries_audio(sinkpad) {
+            return None;
+        }
         let input = merge.input(sinkpad);
         if !linked {
             // Nothing will come on it: the others' end does not wait for it.
             merge.remove(input.id());
         }
-        *self.merge.lock().unwrap() = Some(merge);
-        Box::new(input)
+        Some(Box::new(input))
     }
 
-    /// NULL->READY: each participant's model.
+    /// NULL->READY: the models of the pads that carry audio: the element's
+    /// sink pad's (into `own`) and each linked participant's (the others
+    /// load theirs at start).
     pub fn load(
         &self,
         element: &gst::Element,
         settings: &SettingsCell,
+        sinkpad: &gst::Pad,
+        own: &Mutex<Lifecycle>,
     ) -> Result<(), gst::StateChangeError> {
+        if self.sink_pad_carries_audio(sinkpad) {
+            own.lock().unwrap().load(element, settings)?;
+        } else {
+            settings.post_pending_warnings(element);
+        }
         self.list()
             .iter()
+            .filter(|p| p.pad.is_linked())
             .try_for_each(|p| p.load(element, settings))
     }
 
@@ -131,9 +159,10 @@ impl Participants {
     }
 
     /// A new `sink_%u` pad of `imp`'s element. One requested while the
-    /// element runs gets its model and core at once; the element's own
-    /// sink pad running alone (`own_core_running` and no merge) cannot be
-    /// joined, which a WARNING says.
+    /// element runs gets its model and core at once (one requested before
+    /// loads its model at start); the element's own sink pad running alone
+    /// (`own_core_running` and no merge) cannot be joined, which a WARNING
+    /// says.
     pub fn request<T: ElementImpl>(
         &self,
         imp: &T,
@@ -149,11 +178,6 @@ impl Participants {
         let _ = slot.set(Arc::downgrade(&participant));
         let obj = imp.obj();
         let element: &gst::Element = obj.upcast_ref();
-        if target_state(element) >= gst::State::Ready
-            && participant.load(element, settings).is_err()
-        {
-            return None;
-        }
         let merge = self.merge.lock().unwrap().clone();
         if own_core_running && merge.is_none() {
             gst::element_warning!(
@@ -168,6 +192,7 @@ impl Participants {
             return None;
         }
         if let Some(merge) = merge {
+            participant.load(element, settings).ok()?;
             if let Err(msg) = participant.start(element, &settings.snapshot(), &merge) {
                 element.post_error_message(msg);
                 return None;
@@ -201,6 +226,30 @@ impl Participants {
         participant.unload();
         let _ = element.remove_pad(pad);
         announce_child(element, None, Some(pad));
+    }
+
+    /// What upstream of the element's linked sink pads (`sinkpad` and the
+    /// request pads) answers a LATENCY query: live if any is, the largest
+    /// minimum (the pads' words are merged, so the slowest counts).
+    pub fn upstream_latency(
+        &self,
+        sinkpad: &gst::Pad,
+    ) -> Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> {
+        let mut pads = vec![sinkpad.clone()];
+        pads.extend(self.pads());
+        let mut answer: Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> = None;
+        for pad in pads.iter().filter(|p| p.is_linked()) {
+            let mut upstream = gst::query::Latency::new();
+            if !pad.peer_query(&mut upstream) {
+                return None;
+            }
+            let (live, min, max) = upstream.result();
+            answer = Some(match answer {
+                None => (live, min, max),
+                Some((l, m, x)) => (l || live, m.max(min), x.zip(max).map(|(a, b)| a.max(b))),
+            });
+        }
+        answer
     }
 
     /// Adds to the element's `stats`: `words-retimed` (the merge's words
@@ -279,16 +328,6 @@ fn live_upstream_latency(element: &gst::Element) -> Option<gst::ClockTime> {
         }
     }
     latency
-}
-
-/// The state the element is in or going to.
-fn target_state(element: &gst::Element) -> gst::State {
-    let (_, current, pending) = element.state(gst::ClockTime::ZERO);
-    if pending == gst::State::VoidPending {
-        current
-    } else {
-        pending.max(current)
-    }
 }
 
 type ParticipantSlot = Arc<OnceLock<Weak<Participant>>>;

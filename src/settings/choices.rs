@@ -135,4 +135,5 @@ pub fn mark_enums_as_plugin_api() {
     ] {
         t.mark_as_plugin_api(gst::PluginAPIFlags::empty());
     }
+    super::formats::mark_formats_as_plugin_api();
 }

@@ -8,7 +8,7 @@
 use gst::glib;
 use gst::prelude::*;
 
-use super::Rejected;
+use super::{FileFormat, SubtitleFormat};
 use crate::subtitles::file::{FileChoice, FileOptions};
 use crate::subtitles::scc::SccOptions;
 use crate::transcriber::{CaptionChannel, CaptionMode};
@@ -35,13 +35,15 @@ impl FileSettings {
         }
     }
 
-    /// `format`, with the element's default and its blurb (each element
-    /// class needs its own instance).
-    pub fn format_param_spec(default: FileChoice, blurb: &'static str) -> glib::ParamSpec {
-        glib::ParamSpecString::builder("format")
+    /// `format`, an enum of the element's formats ([`FileFormat`] or
+    /// [`SubtitleFormat`]) with its default, and its blurb.
+    pub fn format_param_spec<E>(default: E, blurb: &'static str) -> glib::ParamSpec
+    where
+        E: StaticType + glib::translate::FromGlib<i32> + glib::translate::IntoGlib<GlibType = i32>,
+    {
+        glib::ParamSpecEnum::builder_with_default("format", default)
             .nick("File format")
             .blurb(blurb)
-            .default_value(Some(default.as_str()))
             .mutable_ready()
             .build()
     }
@@ -73,32 +75,29 @@ impl FileSettings {
     }
 
     /// Applies one of these properties: false if `pspec` is none of them.
-    /// A format not among `valid` is refused (the one in use stays) and
-    /// the reason returned.
-    pub fn set_property(
-        &mut self,
-        value: &glib::Value,
-        pspec: &glib::ParamSpec,
-        valid: &'static [FileChoice],
-    ) -> Result<bool, Rejected> {
+    pub fn set_property(&mut self, value: &glib::Value, pspec: &glib::ParamSpec) -> bool {
         match pspec.name() {
             "format" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                self.format = FileChoice::parse_among(name.as_deref().unwrap_or_default(), valid)
-                    .map_err(|e| Rejected(format!("{e}; {} stays", self.format)))?;
+                self.format = match value.get::<SubtitleFormat>() {
+                    Ok(format) => format.into(),
+                    Err(_) => value.get::<FileFormat>().expect("type checked").into(),
+                }
             }
             "caption-mode" => self.caption_mode = value.get().expect("type checked"),
             "caption-channel" => self.caption_channel = value.get().expect("type checked"),
             "drop-frame" => self.drop_frame = value.get().expect("type checked"),
-            _ => return Ok(false),
+            _ => return false,
         }
-        Ok(true)
+        true
     }
 
     /// The value of one of these properties (none: not one of them).
     pub fn property(&self, pspec: &glib::ParamSpec) -> Option<glib::Value> {
         Some(match pspec.name() {
-            "format" => self.format.as_str().to_value(),
+            "format" if pspec.value_type() == SubtitleFormat::static_type() => {
+                SubtitleFormat::from(self.format).to_value()
+            }
+            "format" => FileFormat::from(self.format).to_value(),
             "caption-mode" => self.caption_mode.to_value(),
             "caption-channel" => self.caption_channel.to_value(),
             "drop-frame" => self.drop_frame.to_value(),

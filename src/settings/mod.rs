@@ -9,11 +9,13 @@
 //! - `properties.rs`: the properties' specs, and applying and reading a value;
 //! - `cell.rs`: one element's settings behind a lock, with the warnings kept
 //!   until it has a bus;
-//! - `files.rs`: the subtitle file properties of the sink and the encoder.
+//! - `files.rs`: the subtitle file properties of the sink and the encoder;
+//! - `formats.rs`: `subtitle-style` and `format` as enums.
 
 mod cell;
 mod choices;
 mod files;
+mod formats;
 mod properties;
 
 use std::path::PathBuf;
@@ -24,6 +26,7 @@ pub use choices::{
     ServerChoice,
 };
 pub use files::FileSettings;
+pub use formats::{mark_formats_as_plugin_api, FileFormat, SubtitleFormat, SubtitleStyle};
 
 use crate::subtitles::{Style, StyleName};
 use crate::transcript::{Segmentation, TranscriptConfig};

@@ -9,7 +9,6 @@ use gst::glib;
 use gst::prelude::*;
 
 use super::*;
-use crate::models::ModelRef;
 use crate::voxtral;
 use crate::wording::{Dictionary, Profanity};
 
@@ -68,7 +67,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("delay")
                     .nick("Transcription delay (ms)")
-                    .blurb("How far the text lags the audio (ms): a multiple of 80 up to 1200, or 2400; longer is more accurate. With engine=vllm, the server's value")
+                    .blurb("How far the text lags the audio (ms), one of 80, 160, 240 ... 1200 (the multiples of 80) or 2400; longer is more accurate. Others are refused, naming the nearest. With engine=vllm, the server's value")
                     .minimum(80)
                     .maximum(2400)
                     .default_value(d.delay_ms)
@@ -193,10 +192,9 @@ impl Settings {
     /// `subtitle-style`, with the element's default and its blurb (each
     /// element class needs its own instance).
     pub fn subtitle_style_param_spec(default: StyleName, blurb: &'static str) -> glib::ParamSpec {
-        glib::ParamSpecString::builder("subtitle-style")
+        glib::ParamSpecEnum::builder_with_default("subtitle-style", SubtitleStyle::from(default))
             .nick("Subtitle style")
             .blurb(blurb)
-            .default_value(Some(default.as_str()))
             .mutable_ready()
             .build()
     }
@@ -234,24 +232,14 @@ impl Settings {
                 }
                 self.stall_timeout_ms = ms;
             }
-            "model" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                // A served model's name can be anything; a local one must be
-                // a preset or a reference.
-                if let Some(name) = name.as_deref().filter(|n| !n.is_empty()) {
-                    if self.engine == EngineChoice::Local {
-                        ModelRef::from_model_name(name).map_err(|e| {
-                            Rejected(format!(
-                                "{e} (for a vLLM server's model, set engine=vllm first)"
-                            ))
-                        })?;
-                    }
-                }
-                self.model = name;
-            }
+            // A served model's name can be anything, a local one must be a
+            // preset or a reference: which, `engine` says, whenever it is
+            // set. The name is checked when the element starts.
+            "model" => self.model = value.get().expect("type checked"),
             "delay" => {
                 let ms = value.get().expect("type checked");
-                self.delay_ms = voxtral::validate_delay(ms).map_err(|e| Rejected(e.to_string()))?;
+                self.delay_ms = voxtral::validate_delay(ms)
+                    .map_err(|e| Rejected(format!("{e}; {} ms stays", self.delay_ms)))?;
             }
             "decode-interval" => self.decode_interval_ms = value.get().expect("type checked"),
             "max-decode-interval" => {
@@ -277,12 +265,7 @@ impl Settings {
             "output" => self.output = value.get().expect("type checked"),
             "max-line-chars" => self.max_line_chars = value.get().expect("type checked"),
             "subtitle-style" => {
-                let name = value.get::<Option<String>>().expect("type checked");
-                self.subtitle_style = name
-                    .as_deref()
-                    .unwrap_or_default()
-                    .parse()
-                    .map_err(|e| Rejected(format!("{e}; {} stays", self.subtitle_style)))?;
+                self.subtitle_style = value.get::<SubtitleStyle>().expect("type checked").into()
             }
             "max-stream-duration" => {
                 let ms = value.get().expect("type checked");
@@ -360,7 +343,7 @@ impl Settings {
             "device" => self.device.to_value(),
             "output" => self.output.to_value(),
             "max-line-chars" => self.max_line_chars.to_value(),
-            "subtitle-style" => self.subtitle_style.as_str().to_value(),
+            "subtitle-style" => SubtitleStyle::from(self.subtitle_style).to_value(),
             "max-stream-duration" => self.max_stream_duration_ms.to_value(),
             "overload" => self.overload.to_value(),
             "max-lag" => self.max_lag_ms.to_value(),

@@ -39,7 +39,7 @@ use crate::core::report::Reporter;
 use crate::core::styled::{add_subtitle_stats, style_lines, SharedCounts};
 use crate::core::{Core, Output};
 use crate::participants::{Participants, SpeakerPad};
-use crate::settings::{FileSettings, OutputMode, Rejected, Settings, SettingsCell};
+use crate::settings::{FileFormat, FileSettings, OutputMode, Settings, SettingsCell};
 use crate::subtitles::file::{FileChoice, TranscriptFile};
 use crate::subtitles::StyleName;
 
@@ -180,7 +180,7 @@ impl ObjectImpl for Sink {
                     .blurb("File to write the transcript to as it comes, one whole cue per write, so that a killed pipeline leaves a valid file (none: no file). Opened when the element starts")
                     .mutable_ready()
                     .build(),
-                FileSettings::format_param_spec(FileChoice::Auto, "File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d"),
+                FileSettings::format_param_spec(FileFormat::Auto, "File format: auto (by extension; .ebu.ttml is ebu-tt-d), txt, jsonl (a record per word or line), or cues of subtitle-style: srt, vtt, scc, ttml (IMSC 1.1 Text) or ebu-tt-d"),
                 Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
             ]);
             props.extend(FileSettings::scc_param_specs());
@@ -223,13 +223,7 @@ impl ObjectImpl for Sink {
                     .map(PathBuf::from)
             }
             "post-messages" => sink.post_messages = value.get().expect("type checked"),
-            _ if sink.file.property(pspec).is_some() => {
-                let result = sink.file.set_property(value, pspec, &FileChoice::ALL);
-                drop(sink);
-                if let Err(Rejected(message)) = result {
-                    self.settings.warn(self.obj().upcast_ref(), message);
-                }
-            }
+            _ if sink.file.set_property(value, pspec) => {}
             _ => {
                 drop(sink);
                 self.settings
@@ -330,8 +324,13 @@ impl ElementImpl for Sink {
         let element: &gst::Element = obj.upcast_ref();
         match transition {
             gst::StateChange::NullToReady => {
-                self.state.lock().unwrap().load(element, &self.settings)?;
-                self.participants.load(element, &self.settings)?;
+                let sinkpad = self.sinkpad();
+                self.participants.load(
+                    element,
+                    &self.settings,
+                    sinkpad.upcast_ref(),
+                    &self.state,
+                )?;
             }
             gst::StateChange::ReadyToPaused => self.own_pad.reset(),
             _ => {}
@@ -397,10 +396,13 @@ impl BaseSinkImpl for Sink {
         // Unlinked, the pad brings nothing: the request pads' words are the
         // element's, and it feeds the pad itself.
         self.own_pad.set_active(!linked);
-        self.state
-            .lock()
-            .unwrap()
-            .start(element, &settings, output)?;
+        {
+            let mut state = self.state.lock().unwrap();
+            match output {
+                Some(output) => state.start(element, &settings, output)?,
+                None => state.start_idle(),
+            }
+        }
         self.announce_sink_speaker();
         self.participants.start(element, &settings)
     }
@@ -429,7 +431,7 @@ impl BaseSinkImpl for Sink {
         let sinkpad = self.obj().static_pad("sink").expect("always pad");
         let (core, audio) = {
             let mut state = self.state.lock().unwrap();
-            let core = state.core().ok_or(gst::FlowError::Flushing)?;
+            let core = state.core_for_audio(self.obj().upcast_ref())?;
             let audio = state.input.take_buffer(&sinkpad, buffer, &core)?;
             (core, audio)
         };

@@ -24,46 +24,31 @@ use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
+use super::caps;
 use super::CAT;
 use crate::core::styled::add_subtitle_stats;
-use crate::settings::{FileSettings, Rejected, Settings, SettingsCell};
+use crate::settings::{FileSettings, Settings, SettingsCell, SubtitleFormat};
 use crate::speakers::{check_name, SPEAKER_CHANGE_EVENT};
 use crate::subtitles::file::{FileChoice, FileKind};
 use crate::subtitles::stream::SubtitleStream;
-use crate::subtitles::ttml::Profile;
 use crate::subtitles::writes::{Tail, WriteAt};
 use crate::subtitles::{Counts, Style, StyleName};
 
 /// Subtitle files a person can read unless told otherwise.
 const DEFAULT_STYLE: StyleName = StyleName::Netflix;
-const DEFAULT_FORMAT: FileChoice = FileChoice::Srt;
+/// The format downstream's caps ask for (SRT where they leave it open).
+const DEFAULT_FORMAT: FileChoice = FileChoice::Auto;
 
 const STYLE_BLURB: &str = "How the text becomes cues: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows of 32 as spoken)";
-
-/// The src caps of each format: those of GStreamer's own parsers and
-/// encoders (subparse, sccparse, ttmlparse), TTML's profile in a field.
-fn caps_of(kind: FileKind) -> gst::Caps {
-    match kind {
-        FileKind::Srt => gst::Caps::new_empty_simple("application/x-subtitle"),
-        FileKind::Vtt => gst::Caps::new_empty_simple("application/x-subtitle-vtt"),
-        FileKind::Scc => gst::Caps::new_empty_simple("application/x-scc"),
-        FileKind::Ttml(profile) => gst::Caps::builder("application/ttml+xml")
-            .field(
-                "profile",
-                match profile {
-                    Profile::Imsc11Text => "imsc1.1-text",
-                    Profile::EbuTtD => "ebu-tt-d",
-                },
-            )
-            .build(),
-        FileKind::Records(_) => unreachable!("the encoder takes subtitle formats only"),
-    }
-}
 
 /// One stream's state, from the first event after READY to the next flush
 /// or stop.
 struct State {
-    kind: FileKind,
+    /// The format written, once negotiated (at the first caps, or the first
+    /// data without them).
+    kind: Option<FileKind>,
+    /// Negotiation failed (and said so): data is refused.
+    refused: bool,
     /// The file: made at the first text, silence or end, once downstream
     /// says whether it can seek.
     stream: Option<SubtitleStream>,
@@ -81,9 +66,10 @@ struct State {
 }
 
 impl State {
-    fn new(kind: FileKind) -> State {
+    fn new(kind: Option<FileKind>) -> State {
         State {
             kind,
+            refused: false,
             stream: None,
             tag_language: None,
             speaker: None,
@@ -116,9 +102,40 @@ pub struct SubEnc {
 }
 
 impl SubEnc {
+    /// The format to write: the one set, or (auto) the first that
+    /// downstream takes; its caps go out. Downstream taking none is a
+    /// not-negotiated ERROR of this element, said once.
+    fn negotiate(&self, state: &mut State) -> Result<FileKind, gst::FlowError> {
+        if let Some(kind) = state.kind {
+            return Ok(kind);
+        }
+        if state.refused {
+            return Err(gst::FlowError::NotNegotiated);
+        }
+        let format = self.files.lock().unwrap().format;
+        let offered = caps::offered(format);
+        let Some(kind) = caps::choose(&self.srcpad.peer_query_caps(Some(&offered))) else {
+            state.refused = true;
+            let takes = self.srcpad.peer_query_caps(None);
+            gst::element_imp_error!(
+                self,
+                gst::CoreError::Negotiation,
+                ("{}", caps::refusal(format, &takes)),
+                ["not-negotiated: offered {offered}"]
+            );
+            return Err(gst::FlowError::NotNegotiated);
+        };
+        gst::debug!(CAT, imp = self, "writing {kind:?}");
+        state.kind = Some(kind);
+        self.srcpad
+            .push_event(gst::event::Caps::new(&caps::caps_of(kind)));
+        Ok(kind)
+    }
+
     /// The file, made the first time: its tail after each cue where
     /// downstream can seek, else once at the end.
-    fn stream<'a>(&self, state: &'a mut State) -> &'a mut SubtitleStream {
+    fn stream<'a>(&self, state: &'a mut State) -> Result<&'a mut SubtitleStream, gst::FlowError> {
+        let kind = self.negotiate(state)?;
         if state.stream.is_none() {
             let mut seeking = gst::query::Seeking::new(gst::Format::Bytes);
             let seekable = self.srcpad.peer_query(&mut seeking) && seeking.result().0;
@@ -130,15 +147,14 @@ impl SubEnc {
             gst::debug!(CAT, imp = self, "downstream seekable: {seekable}");
             let settings = self.settings.snapshot();
             let options = self.files.lock().unwrap().options(settings.language_code);
-            let mut stream =
-                SubtitleStream::new(state.kind, settings.subtitle_style, options, tail);
+            let mut stream = SubtitleStream::new(kind, settings.subtitle_style, options, tail);
             if let Some(language) = &state.tag_language {
                 stream.tag_language(language);
             }
             stream.set_speaker(state.speaker.clone());
             state.stream = Some(stream);
         }
-        state.stream.as_mut().expect("made")
+        Ok(state.stream.as_mut().expect("made"))
     }
 
     /// Pushes `writes`, each after a byte segment where it does not follow
@@ -207,7 +223,7 @@ impl SubEnc {
         };
         let end = start + duration.nseconds();
         state.reach(end);
-        let writes = self.stream(state).text(&text.0, start, end);
+        let writes = self.stream(state)?.text(&text.0, start, end);
         self.push_or_gap(state, writes, pts, Some(duration))
     }
 
@@ -269,11 +285,7 @@ impl SubEnc {
             return gst::Pad::event_default(pad, Some(&*self.obj()), event);
         };
         match event.view() {
-            EventView::Caps(_) => {
-                let caps = caps_of(state.kind);
-                drop(guard);
-                self.srcpad.push_event(gst::event::Caps::new(&caps))
-            }
+            EventView::Caps(_) => self.negotiate(state).is_ok(),
             EventView::Segment(e) => {
                 let writes = state
                     .stream
@@ -319,7 +331,10 @@ impl SubEnc {
                 };
                 let end = start + duration.map_or(0, |d| d.nseconds());
                 state.reach(end);
-                let writes = self.stream(state).silence_until(end);
+                let Ok(stream) = self.stream(state) else {
+                    return false;
+                };
+                let writes = stream.silence_until(end);
                 self.push_or_gap(state, writes, pts, duration).is_ok()
             }
             EventView::CustomDownstream(e) => {
@@ -345,8 +360,10 @@ impl SubEnc {
             }
             EventView::Eos(_) => {
                 let until = state.seen_until;
-                let writes = self.stream(state).end(until);
-                let _ = self.push(state, writes);
+                if let Ok(stream) = self.stream(state) {
+                    let writes = stream.end(until);
+                    let _ = self.push(state, writes);
+                }
                 drop(guard);
                 self.srcpad.push_event(event)
             }
@@ -422,6 +439,7 @@ impl ObjectSubclass for SubEnc {
                     |this| this.src_query(pad, query),
                 )
             })
+            .flags(gst::PadFlags::FIXED_CAPS)
             .build();
         SubEnc {
             sinkpad,
@@ -441,7 +459,7 @@ impl ObjectImpl for SubEnc {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPERTIES: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
             let mut props = vec![
-                FileSettings::format_param_spec(DEFAULT_FORMAT, "The file's format, and the src caps: srt (default), vtt, scc (Scenarist, CEA-608), ttml (IMSC 1.1 Text) or ebu-tt-d"),
+                FileSettings::format_param_spec(SubtitleFormat::from(DEFAULT_FORMAT), "The file's format, and the src caps: auto (default: the first that downstream's caps take, srt if any), srt, vtt, scc (Scenarist, CEA-608), ttml (IMSC 1.1 Text) or ebu-tt-d"),
                 Settings::subtitle_style_param_spec(DEFAULT_STYLE, STYLE_BLURB),
                 glib::ParamSpecString::builder("language-code")
                     .nick("Language code")
@@ -464,18 +482,9 @@ impl ObjectImpl for SubEnc {
     }
 
     fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {
-        let element = self.obj();
-        let result = self
-            .files
-            .lock()
-            .unwrap()
-            .set_property(value, pspec, &FileChoice::SUBTITLES);
-        match result {
-            Ok(true) => {}
-            Ok(false) => self
-                .settings
-                .set_property(element.upcast_ref(), value, pspec),
-            Err(Rejected(message)) => self.settings.warn(element.upcast_ref(), message),
+        if !self.files.lock().unwrap().set_property(value, pspec) {
+            self.settings
+                .set_property(self.obj().upcast_ref(), value, pspec);
         }
     }
 
@@ -520,16 +529,7 @@ impl ElementImpl for SubEnc {
             let sink_caps = gst::Caps::builder("text/x-raw")
                 .field("format", "utf8")
                 .build();
-            let mut src_caps = gst::Caps::new_empty();
-            for kind in [
-                FileKind::Srt,
-                FileKind::Vtt,
-                FileKind::Scc,
-                FileKind::Ttml(Profile::Imsc11Text),
-                FileKind::Ttml(Profile::EbuTtD),
-            ] {
-                src_caps.merge(caps_of(kind));
-            }
+            let src_caps = caps::template_caps();
             vec![
                 gst::PadTemplate::new(
                     "sink",
@@ -559,9 +559,7 @@ impl ElementImpl for SubEnc {
                 self.settings.post_pending_warnings(self.obj().upcast_ref());
             }
             gst::StateChange::ReadyToPaused => {
-                let format = self.files.lock().unwrap().format;
-                let kind = FileKind::of(format, std::path::Path::new(""));
-                *self.state.lock().unwrap() = Some(State::new(kind));
+                *self.state.lock().unwrap() = Some(State::new(None));
                 *self.counts.lock().unwrap() = Default::default();
             }
             _ => {}

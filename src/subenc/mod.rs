@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use gst::glib;
 use gst::prelude::*;
 
+mod caps;
 mod imp;
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
@@ -26,6 +27,7 @@ glib::wrapper! {
 }
 
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
+    crate::settings::mark_formats_as_plugin_api();
     gst::Element::register(
         Some(plugin),
         "voxtralrtsubenc",

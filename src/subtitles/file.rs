@@ -12,7 +12,6 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use super::records::{Record, RecordKind, Records};
 use super::scc::{Scc, SccOptions};
@@ -20,12 +19,15 @@ use super::srt::Srt;
 use super::ttml::{Profile, Ttml};
 use super::webvtt::WebVtt;
 use super::writes::{CueWriter, Tail, WriteAt};
-use super::{Counts, Cue, Format, Style, Word};
+use super::{Counts, Cue, Format, Style};
+use crate::transcript::Word;
 
-/// The `format` property's values.
+/// The `format` properties' values (the sink's all, the encoder's auto
+/// and the subtitle formats).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FileChoice {
-    /// From the location's extension.
+    /// From the location's extension (the sink), from downstream's caps
+    /// (the encoder).
     #[default]
     Auto,
     Txt,
@@ -39,39 +41,6 @@ pub enum FileChoice {
 }
 
 impl FileChoice {
-    pub const ALL: [FileChoice; 8] = [
-        FileChoice::Auto,
-        FileChoice::Txt,
-        FileChoice::Srt,
-        FileChoice::Vtt,
-        FileChoice::Jsonl,
-        FileChoice::Scc,
-        FileChoice::Ttml,
-        FileChoice::EbuTtD,
-    ];
-
-    /// The subtitle formats (cues of a style), as `voxtralrtsubenc` takes
-    /// them.
-    pub const SUBTITLES: [FileChoice; 5] = [
-        FileChoice::Srt,
-        FileChoice::Vtt,
-        FileChoice::Scc,
-        FileChoice::Ttml,
-        FileChoice::EbuTtD,
-    ];
-
-    /// The choice `s` names (in any case) among `valid`.
-    pub fn parse_among(s: &str, valid: &'static [FileChoice]) -> Result<FileChoice, UnknownFormat> {
-        valid
-            .iter()
-            .copied()
-            .find(|c| c.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| UnknownFormat {
-                name: s.to_owned(),
-                valid,
-            })
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             FileChoice::Auto => "auto",
@@ -89,31 +58,6 @@ impl FileChoice {
 impl fmt::Display for FileChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// A name that is no file format (of those valid); its text names the
-/// valid ones.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownFormat {
-    pub name: String,
-    pub valid: &'static [FileChoice],
-}
-
-impl fmt::Display for UnknownFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.valid.iter().map(|c| c.as_str()).collect();
-        write!(f, "format {:?} is none of {}", self.name, names.join(", "))
-    }
-}
-
-impl std::error::Error for UnknownFormat {}
-
-impl FromStr for FileChoice {
-    type Err = UnknownFormat;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FileChoice::parse_among(s, &FileChoice::ALL)
     }
 }
 
@@ -341,21 +285,6 @@ mod tests {
         assert_eq!(
             of(FileChoice::EbuTtD, "a.xml"),
             FileKind::Ttml(Profile::EbuTtD)
-        );
-        assert_eq!("VTT".parse::<FileChoice>().unwrap(), FileChoice::Vtt);
-        assert_eq!(
-            "ebu-tt-d".parse::<FileChoice>().unwrap(),
-            FileChoice::EbuTtD
-        );
-        assert_eq!(
-            "docx".parse::<FileChoice>().unwrap_err().to_string(),
-            "format \"docx\" is none of auto, txt, srt, vtt, jsonl, scc, ttml, ebu-tt-d"
-        );
-        let subtitles = |s| FileChoice::parse_among(s, &FileChoice::SUBTITLES);
-        assert_eq!(subtitles("TTML").unwrap(), FileChoice::Ttml);
-        assert_eq!(
-            subtitles("jsonl").unwrap_err().to_string(),
-            "format \"jsonl\" is none of srt, vtt, scc, ttml, ebu-tt-d"
         );
     }
 

@@ -27,8 +27,8 @@ pub mod style;
 mod webvtt;
 pub mod writes;
 
-pub use cues::{split_text, spread_words, Counts, CueBuilder, Word};
-pub use style::{Style, StyleName, UnknownStyle};
+pub use cues::{split_text, spread_words, Counts, CueBuilder};
+pub use style::{Style, StyleName};
 
 pub mod scc;
 pub mod ttml;

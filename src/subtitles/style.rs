@@ -7,7 +7,6 @@
 //! styles".
 
 use std::fmt;
-use std::str::FromStr;
 
 /// A frame at 24 fps (Netflix's gap is 2 of them).
 const FRAME_24: u64 = 41_666_667;
@@ -17,7 +16,7 @@ const FRAME_25: u64 = 40_000_000;
 const FRAME_30: u64 = 33_366_667;
 const SECOND: u64 = 1_000_000_000;
 
-/// The named styles, as the `subtitle-style` property takes them.
+/// The named styles (the `subtitle-style` property's values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StyleName {
     /// Rows of `max-line-chars`, a cue per row, as live captions roll.
@@ -48,35 +47,6 @@ impl StyleName {
 impl fmt::Display for StyleName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// A name that is no style; its text names the valid ones.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownStyle(pub String);
-
-impl fmt::Display for UnknownStyle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = StyleName::ALL.iter().map(|s| s.as_str()).collect();
-        write!(
-            f,
-            "subtitle-style {:?} is none of {}",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownStyle {}
-
-impl FromStr for StyleName {
-    type Err = UnknownStyle;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        StyleName::ALL
-            .into_iter()
-            .find(|n| n.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| UnknownStyle(s.to_owned()))
     }
 }
 
@@ -238,17 +208,6 @@ impl Style {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_style_is_named_in_any_case_and_an_unknown_name_lists_the_valid_ones() {
-        assert_eq!("Netflix".parse::<StyleName>().unwrap(), StyleName::Netflix);
-        assert_eq!(" dcmp ".parse::<StyleName>().unwrap(), StyleName::Dcmp);
-        let err = "hollywood".parse::<StyleName>().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "subtitle-style \"hollywood\" is none of broadcast, netflix, bbc, dcmp"
-        );
-    }
 
     #[test]
     fn netflix_reads_20_characters_a_second_in_english_and_17_in_other_languages() {

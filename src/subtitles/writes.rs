@@ -12,7 +12,8 @@
 //! at the end. The sink's transcript file and `voxtralrtsubenc` both write
 //! through this.
 
-use super::{Counts, Cue, CueBuilder, Format, Style, Word};
+use super::{Counts, Cue, CueBuilder, Format, Style};
+use crate::transcript::Word;
 
 /// Bytes to write at `offset` of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -89,7 +89,7 @@ impl Transcriber {
     ) -> Result<gst::FlowSuccess, gst::FlowError> {
         let (core, audio) = {
             let mut state = self.state.lock().unwrap();
-            let core = state.core().ok_or(gst::FlowError::Flushing)?;
+            let core = state.core_for_audio(self.obj().upcast_ref())?;
             let audio = state.input.take_buffer(pad, &buffer, &core)?;
             (core, audio)
         };
@@ -122,12 +122,18 @@ impl Transcriber {
                 }
                 self.srcpad.push_event(event)
             }
-            _ if event.is_serialized() => match self.core() {
-                Some(core) => core
-                    .push_event(crate::core::check_speaker_event(event, pad))
-                    .is_ok(),
-                None => false,
-            },
+            _ if event.is_serialized() => {
+                let element = self.obj();
+                let core = self
+                    .state
+                    .lock()
+                    .unwrap()
+                    .core_for_audio(element.upcast_ref());
+                core.is_ok_and(|core| {
+                    core.push_event(crate::core::check_speaker_event(event, pad))
+                        .is_ok()
+                })
+            }
             _ => gst::Pad::event_default(pad, Some(&*self.obj()), event),
         }
     }
@@ -164,24 +170,10 @@ impl Transcriber {
         }
     }
 
-    /// What upstream of the linked sink pads answers: live if any is, the
-    /// largest minimum (the pads' words are merged, so the slowest counts).
+    /// What upstream of the linked sink pads answers.
     fn upstream_latency(&self) -> Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> {
-        let mut pads: Vec<gst::Pad> = vec![self.sinkpad.clone().upcast()];
-        pads.extend(self.participants.pads());
-        let mut answer: Option<(bool, gst::ClockTime, Option<gst::ClockTime>)> = None;
-        for pad in pads.iter().filter(|p| p.is_linked()) {
-            let mut upstream = gst::query::Latency::new();
-            if !pad.peer_query(&mut upstream) {
-                return None;
-            }
-            let (live, min, max) = upstream.result();
-            answer = Some(match answer {
-                None => (live, min, max),
-                Some((l, m, x)) => (l || live, m.max(min), x.zip(max).map(|(a, b)| a.max(b))),
-            });
-        }
-        answer
+        self.participants
+            .upstream_latency(self.sinkpad.upcast_ref())
     }
 
     fn start(&self) -> Result<(), gst::StateChangeError> {
@@ -205,11 +197,16 @@ impl Transcriber {
             self.settings.reported_latency(),
             output,
         );
-        let started = self
-            .state
-            .lock()
-            .unwrap()
-            .start(element, &settings, sink_output);
+        let started = {
+            let mut state = self.state.lock().unwrap();
+            match sink_output {
+                Some(output) => state.start(element, &settings, output),
+                None => {
+                    state.start_idle();
+                    Ok(())
+                }
+            }
+        };
         let result = started.and_then(|()| {
             self.announce_sink_speaker();
             self.participants.start(element, &settings)
@@ -476,8 +473,9 @@ impl ElementImpl for Transcriber {
             gst::StateChange::NullToReady => {
                 let obj = self.obj();
                 let element: &gst::Element = obj.upcast_ref();
-                self.state.lock().unwrap().load(element, &self.settings)?;
-                self.participants.load(element, &self.settings)?;
+                let sinkpad = self.sinkpad.upcast_ref();
+                self.participants
+                    .load(element, &self.settings, sinkpad, &self.state)?;
             }
             gst::StateChange::ReadyToPaused => self.start()?,
             gst::StateChange::PausedToReady => self.stop(),

@@ -14,7 +14,8 @@ use crate::caption;
 use crate::core::report::Reporter;
 use crate::core::{Output, TimedCue};
 use crate::settings::Settings;
-use crate::translation::{UnitBuilder, UnitLimits, Word};
+use crate::transcript::Word;
+use crate::translation::{UnitBuilder, UnitLimits};
 
 use super::caps::{choose_caps, offered_caps};
 use super::caption_output::{CaptionTrack, OutputLosses, PackedFrame};

@@ -16,11 +16,17 @@
 //! Times here are nanoseconds from the start of one engine stream; the
 //! elements map them onto the pipeline's running time. Nothing in this module
 //! knows about GStreamer.
+//!
+//! [`Word`] (`word.rs`) is a closed word with its time and speaker: what the
+//! subtitle styles make cues of and the translation units gather.
 
 #[cfg(test)]
 mod tests;
+mod word;
 
 use crate::wording::{Rewriter, SharedRules, Timed};
+
+pub use word::Word;
 
 /// What to cut the transcript into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +85,10 @@ pub enum Output {
     },
 }
 
+/// A word placed on the audio it was heard in, open to more text until
+/// closed.
 #[derive(Debug, Clone)]
-struct Word {
+struct Placed {
     text: String,
     start: u64,
     end: u64,
@@ -90,12 +98,12 @@ struct Word {
 
 #[derive(Debug, Clone, Default)]
 struct Line {
-    words: Vec<Word>,
+    words: Vec<Placed>,
     chars: usize,
 }
 
 impl Line {
-    fn chars_with(&self, word: &Word) -> usize {
+    fn chars_with(&self, word: &Placed) -> usize {
         let len = word.text.chars().count();
         if self.words.is_empty() {
             len
@@ -104,7 +112,7 @@ impl Line {
         }
     }
 
-    fn push(&mut self, word: Word) {
+    fn push(&mut self, word: Placed) {
         self.chars = self.chars_with(&word);
         self.words.push(word);
     }
@@ -132,7 +140,7 @@ pub struct Transcript {
     covered: u64,
     /// Everything before this has been handed on as cues or gaps.
     handed_on: u64,
-    word: Option<Word>,
+    word: Option<Placed>,
     /// Closed words on their way to the house's wording.
     rewriter: Rewriter,
     line: Line,
@@ -262,7 +270,7 @@ impl Transcript {
             }
             _ => {
                 self.close_word(t0, out);
-                self.word = Some(Word {
+                self.word = Some(Placed {
                     text: ch.to_string(),
                     start: t0,
                     end: t1,
@@ -294,7 +302,7 @@ impl Transcript {
 
     fn emit_worded(&mut self, words: Vec<Timed>, out: &mut Vec<Output>) {
         for w in words {
-            let word = Word {
+            let word = Placed {
                 text: w.text,
                 start: w.start,
                 end: w.end,
@@ -314,7 +322,7 @@ impl Transcript {
         }
     }
 
-    fn emit_word(&mut self, word: Word, out: &mut Vec<Output>) {
+    fn emit_word(&mut self, word: Placed, out: &mut Vec<Output>) {
         match self.config.segmentation {
             Segmentation::Words => self.emit(
                 Cue {

@@ -34,4 +34,4 @@ pub use language::{Language, LanguageError};
 pub use pacing::{PaceLimits, Pacer, Released, Request};
 #[cfg(feature = "translate")]
 pub use prompt::History;
-pub use unit::{Unit, UnitBuilder, UnitLimits, Word};
+pub use unit::{Unit, UnitBuilder, UnitLimits};

@@ -31,31 +31,7 @@
 
 use std::time::Duration;
 
-/// A closed word of the transcript.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
-    pub text: String,
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub speaker: Option<String>,
-}
-
-impl Word {
-    /// A word from `start_ns` to `end_ns` (no earlier than its start).
-    pub fn new(text: &str, start_ns: u64, end_ns: u64) -> Word {
-        Word {
-            text: text.to_owned(),
-            start_ns,
-            end_ns: end_ns.max(start_ns),
-            speaker: None,
-        }
-    }
-
-    pub fn by(mut self, speaker: &str) -> Word {
-        self.speaker = Some(speaker.to_owned());
-        self
-    }
-}
+use crate::transcript::Word;
 
 /// A piece of speech to translate.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -64,12 +64,28 @@ pub struct InvalidDelay {
 
 impl fmt::Display for InvalidDelay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let nearest: Vec<String> = nearest_delays(self.ms).iter().map(u32::to_string).collect();
         write!(
             f,
-            "delay {} ms is not supported: use a multiple of 80 from 80 to 1200, or 2400",
-            self.ms
+            "delay {} ms is not supported: use a multiple of 80 from 80 to 1200, or 2400 \
+             (the nearest: {})",
+            self.ms,
+            nearest.join(" or ")
         )
     }
+}
+
+/// The delays the model was trained for.
+pub fn trained_delays() -> impl Iterator<Item = u32> {
+    (FRAME_MS..=1200).step_by(FRAME_MS as usize).chain([2400])
+}
+
+/// The trained delays nearest to `ms`: one, or the two either side of it
+/// when they are as near.
+pub fn nearest_delays(ms: u32) -> Vec<u32> {
+    let distance = |d: u32| d.abs_diff(ms);
+    let least = trained_delays().map(distance).min().expect("delays");
+    trained_delays().filter(|&d| distance(d) == least).collect()
 }
 
 impl std::error::Error for InvalidDelay {}
@@ -176,9 +192,24 @@ mod tests {
 
     #[test]
     fn delays_on_the_trained_grid_are_accepted() {
-        for ms in (80..=1200).step_by(80).chain([2400]) {
+        assert_eq!(trained_delays().count(), 16);
+        for ms in trained_delays() {
             assert_eq!(validate_delay(ms), Ok(ms));
         }
+    }
+
+    #[test]
+    fn a_refused_delay_names_the_nearest_trained_ones() {
+        assert_eq!(nearest_delays(1000), [960, 1040]);
+        assert_eq!(nearest_delays(500), [480]);
+        assert_eq!(nearest_delays(0), [80]);
+        assert_eq!(nearest_delays(2000), [2400]);
+        assert_eq!(nearest_delays(1800), [1200, 2400]);
+        assert_eq!(
+            InvalidDelay { ms: 1000 }.to_string(),
+            "delay 1000 ms is not supported: use a multiple of 80 from 80 to 1200, or 2400 \
+             (the nearest: 960 or 1040)"
+        );
     }
 
     #[test]

@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! Third-party readers of caption files, each given a file path: ttconv and
-//! pycaption (SCC and TTML), imschrm (IMSC's hypothetical render model),
-//! ffmpeg (SCC) and xmllint with the EBU-TT-D schema. What each shows and
-//! every problem it reports comes back, for the tests to judge.
+//! pycaption (SCC, TTML, SRT and WebVTT), imschrm (IMSC's hypothetical
+//! render model), ffmpeg (SCC) and xmllint with the EBU-TT-D schema. What
+//! each shows and every problem it reports comes back, for the tests to
+//! judge.
 //!
 //! The Python readers live in a venv that scripts/setup makes
 //! (`~/.cache/voxtralrt/readers-venv`, or `$VOXTRALRT_READERS_VENV`), from
@@ -20,6 +21,7 @@ pub enum Kind {
     Scc,
     Ttml,
     Srt,
+    Vtt,
 }
 
 impl Kind {
@@ -28,6 +30,7 @@ impl Kind {
             Kind::Scc => "scc",
             Kind::Ttml => "ttml",
             Kind::Srt => "srt",
+            Kind::Vtt => "vtt",
         }
     }
 }
@@ -131,13 +134,13 @@ fn python_reader(reader: &str, kind: Kind, path: &Path) -> Reading {
     Reading { captions, problems }
 }
 
-/// ttconv 1.2.3's SCC, IMSC or SRT reader: what is on screen between each
+/// ttconv 1.2.3's SCC, IMSC, SRT or WebVTT reader: what is on screen between each
 /// of the document's significant times.
 pub fn ttconv(path: &Path, kind: Kind) -> Reading {
     python_reader("ttconv", kind, path)
 }
 
-/// pycaption 2.3.14's SCCReader, DFXPReader or SRTReader.
+/// pycaption 2.3.14's SCCReader, DFXPReader, SRTReader or WebVTTReader.
 pub fn pycaption(path: &Path, kind: Kind) -> Reading {
     python_reader("pycaption", kind, path)
 }

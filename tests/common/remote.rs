@@ -108,10 +108,21 @@ pub fn transcribe_with(
     extra: &str,
     configure: impl FnOnce(&gst::Element),
 ) -> Run {
+    let properties = format!("engine=vllm url={url} model={model} {extra}");
+    transcribe_with_properties(&properties, audio, configure)
+}
+
+/// Transcribes `audio` as [`transcribe_with`] does, the transcriber's
+/// `properties` set in their order.
+pub fn transcribe_with_properties(
+    properties: &str,
+    audio: &[f32],
+    configure: impl FnOnce(&gst::Element),
+) -> Run {
     super::init_plugin();
     let pipeline = gst::parse::launch(&format!(
         "appsrc name=src format=time caps={F32_CAPS} ! \
-         voxtralrttranscriber name=t engine=vllm url={url} model={model} {extra} ! \
+         voxtralrttranscriber name=t {properties} ! \
          appsink name=out sync=false"
     ))
     .unwrap()

@@ -6,7 +6,8 @@ object, what a viewer would see and every problem the reader reported.
 
     read_captions.py READER KIND FILE
 
-READER: ttconv, pycaption or imschrm; KIND: scc, ttml or srt (imschrm: ttml).
+READER: ttconv, pycaption or imschrm; KIND: scc, ttml, srt or vtt (imschrm:
+ttml).
 Output: {"captions": [{"begin": s, "end": s or null, "text": "..."}],
          "problems": ["..."]}
 Problems are the reader's log records at WARNING and above, Python
@@ -59,6 +60,10 @@ def ttconv_model(kind, content):
         import ttconv.srt.reader
 
         return ttconv.srt.reader.to_model(io.StringIO(content))
+    if kind == "vtt":
+        import ttconv.vtt.reader
+
+        return ttconv.vtt.reader.to_model(io.StringIO(content))
     import ttconv.imsc.reader
 
     return ttconv.imsc.reader.to_model(et.ElementTree(et.fromstring(content)))
@@ -91,9 +96,9 @@ def ttconv_captions(kind, content):
 
 
 def pycaption_captions(kind, content):
-    from pycaption import DFXPReader, SCCReader, SRTReader
+    from pycaption import DFXPReader, SCCReader, SRTReader, WebVTTReader
 
-    reader = {"scc": SCCReader, "srt": SRTReader}.get(kind, DFXPReader)()
+    reader = {"scc": SCCReader, "srt": SRTReader, "vtt": WebVTTReader}.get(kind, DFXPReader)()
     caption_set = reader.read(content)
     captions = []
     for lang in caption_set.get_languages():

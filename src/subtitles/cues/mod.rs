@@ -29,9 +29,7 @@ use super::lines::{self, layout, line_chars, LineWord};
 use super::style::Style;
 use super::Cue;
 
-/// A word with its time, as the transcript gives it (the translation
-/// units' word: one type for both rooms).
-pub use crate::translation::Word;
+use crate::transcript::Word;
 
 /// What the cues so far were like.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -32,9 +32,9 @@ use gst::prelude::*;
 use crate::core::report::{Cause, Reporter};
 use crate::core::TimedCue;
 use crate::subtitles::{split_text, Style};
+use crate::transcript::Word;
 use crate::translation::{
     Error, History, Language, PaceLimits, Pacer, Released, Request, Unit, UnitBuilder, UnitLimits,
-    Word,
 };
 
 use super::counts::PadCounts;

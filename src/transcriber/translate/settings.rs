@@ -51,15 +51,18 @@ impl TranslateSettings {
             glib::ParamSpecString::builder("translate-url")
                 .nick("Translation servers")
                 .blurb("Base URL of an OpenAI-compatible chat server (vLLM, llama.cpp, Ollama: http://host:8000/v1); several, comma-separated, share the requests and fail over to each other")
+                .mutable_ready()
                 .build(),
             glib::ParamSpecString::builder("translate-model")
                 .nick("Translation model")
                 .blurb("The chat model the server serves (its name in /v1/models); needed for translate_src pads")
+                .mutable_ready()
                 .build(),
             glib::ParamSpecString::builder("translate-api-key")
                 .nick("Translation API key")
                 .blurb("Write-only. Bearer key for the chat server; default: VOXTRALRT_TRANSLATE_API_KEY, else OPENAI_API_KEY")
                 .write_only()
+                .mutable_ready()
                 .build(),
             glib::ParamSpecUInt::builder("translate-latency")
                 .nick("Translation latency")
@@ -113,12 +116,17 @@ impl TranslateSettings {
 
     pub fn get(&self, name: &str) -> Option<glib::Value> {
         Some(match name {
-            "translate-url" => self.url.to_value(),
-            "translate-model" => self.model.to_value(),
+            "translate-url" => unset_if_empty(&self.url).to_value(),
+            "translate-model" => unset_if_empty(&self.model).to_value(),
             "translate-latency" => self.latency_ms.to_value(),
             "translate-lookahead" => self.lookahead_ms.to_value(),
             "translate-max-requests" => self.max_requests.to_value(),
             _ => return None,
         })
     }
+}
+
+/// A string property not set (or set empty) reads as NULL, as the others do.
+fn unset_if_empty(value: &str) -> Option<&str> {
+    Some(value).filter(|v| !v.is_empty())
 }

@@ -10,13 +10,16 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
+mod alarm;
 mod gate;
 mod inbox;
 pub mod input;
+mod lag;
 pub mod lifecycle;
 pub mod merge;
 mod overload;
 pub mod report;
+mod speech;
 mod stats;
 mod stream_watch;
 pub mod styled;
@@ -29,9 +32,11 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::recognizer::Recognizer;
-use crate::settings::Settings;
+use crate::settings::{EngineChoice, Settings};
 
-pub use stats::{param_spec as stats_param_spec, Stats};
+pub use lag::{Arrivals, LagHistogram};
+pub use stats::{elapsed_ns, param_spec as stats_param_spec, Stats};
+pub use worker::CAPTION_ALARM_MESSAGE;
 
 use inbox::{Inbox, Item};
 
@@ -189,6 +194,13 @@ impl Core {
             ModelSource::Coming(_) => None,
         };
         let inbox = Arc::new(Inbox::new(abort, settings));
+        inbox.stats().update(|s| {
+            s.engine = match settings.engine {
+                EngineChoice::Local => "local",
+                EngineChoice::Vllm => "vllm",
+            };
+            s.started_at = Some(std::time::Instant::now());
+        });
         let worker_inbox = inbox.clone();
         let settings = settings.clone();
         let handle = std::thread::Builder::new()
@@ -196,7 +208,7 @@ impl Core {
             .spawn(move || {
                 let stream = wait_for_model(model, &worker_inbox)?;
                 worker_inbox.set_abort(stream.abort_handle());
-                worker_inbox.stats().set_backend(&stream.backend_name());
+                worker_inbox.stats().loaded(&stream.backend_name());
                 Some(worker::Worker::new(stream, &settings, output, report, worker_inbox).run())
             })
             .expect("spawning the transcription worker");

@@ -6,34 +6,52 @@
 //! watchdog, so a file behaves as live input does; speech is judged by the
 //! core's one voice detector.
 //!
-//! An episode starts where captions stop: at the end of the last word that
-//! left, when speech went on past it, else at the next speech. The alarm
-//! is raised on speech heard `caption-alarm` after that, and cleared by the
-//! next word that leaves. A quiet as long as the window before the alarm
-//! is raised starts the episode afresh (a voice-like blip followed by a
-//! long silence is not a caption outage).
+//! The count is of talk since the last word left: speech, and the pauses
+//! of talk (under `PAUSE_NS`) between it; a longer pause is not counted,
+//! since nothing is missing while nobody talks. It runs from where the
+//! audio heard stood when the last word left (the word's own end is
+//! earlier by the latency, which is not an outage), and the alarm is raised
+//! once it reaches the window, on speech; the next word that leaves clears
+//! it. A quiet as long as the window before it is raised starts the count
+//! afresh (a voice-like blip long ago is no outage).
 
 use super::speech::SustainedSpeech;
 use super::voice::{Frame, VAD_FRAME};
 use super::Stats;
 use crate::voxtral::samples_to_ns;
 
+/// A pause in talk shorter than this counts as talk: between sentences
+/// and speakers; longer is nobody talking.
+const PAUSE_NS: u64 = 2_000_000_000;
+
 /// What changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Change {
-    /// Speech at `at` without a word since `since`.
+    /// Speech at `at` after the window's talk without a word; the captions
+    /// stopped at `since` (where the last word ended, or the talk began).
     Raised { since: u64, at: u64 },
-    /// A word starting at `at` ended the episode that began at `since`.
+    /// A word starting at `at` ended the episode whose captions stopped
+    /// at `since`.
     Cleared { since: u64, at: u64 },
+}
+
+/// Talk without a word out.
+#[derive(Debug, Clone, Copy)]
+struct Episode {
+    /// Where the captions stopped.
+    since: u64,
+    /// Talk counted so far.
+    talk_ns: u64,
+    /// Where the last speech counted ends (or the count began).
+    mark: u64,
 }
 
 pub(super) struct Alarm {
     window_ns: u64,
     speech: SustainedSpeech,
-    /// Where the last word that left ends (input time).
-    last_word_end: Option<u64>,
-    /// Where the captions stopped, while speech without them goes on.
-    since: Option<u64>,
+    /// Where the audio heard so far ends (input time).
+    heard: u64,
+    episode: Option<Episode>,
     /// Where speech was last heard.
     last_speech: Option<u64>,
     active: bool,
@@ -47,8 +65,8 @@ impl Alarm {
         (window.nseconds() > 0).then(|| Alarm {
             window_ns: window.nseconds(),
             speech: SustainedSpeech::default(),
-            last_word_end: None,
-            since: None,
+            heard: 0,
+            episode: None,
             last_speech: None,
             active: false,
             at_last_word: Counters::default(),
@@ -64,11 +82,12 @@ impl Alarm {
     pub(super) fn hear(&mut self, start: u64, frames: &[Frame]) -> Option<Change> {
         let mut change = None;
         for frame in frames {
+            let at = start + samples_to_ns(frame.ends_at as u64);
+            self.heard = self.heard.max(at);
             let counted = self.speech.judge(frame);
             if counted == 0 {
                 continue;
             }
-            let at = start + samples_to_ns(frame.ends_at as u64);
             let onset = at.saturating_sub(samples_to_ns(u64::from(counted) * VAD_FRAME as u64));
             change = change.or(self.speech_at(onset, at));
         }
@@ -80,17 +99,28 @@ impl Alarm {
             .last_speech
             .is_some_and(|last| onset.saturating_sub(last) >= self.window_ns);
         if quiet_before && !self.active {
-            self.since = None;
+            self.episode = None;
         }
         self.last_speech = Some(at);
-        let since = *self
-            .since
-            .get_or_insert_with(|| self.last_word_end.map_or(onset, |end| end.max(onset)));
-        if self.active || at.saturating_sub(since) < self.window_ns {
+        let episode = self.episode.get_or_insert(Episode {
+            since: onset,
+            talk_ns: 0,
+            mark: onset,
+        });
+        let pause = onset.saturating_sub(episode.mark);
+        episode.talk_ns += at.saturating_sub(onset.max(episode.mark));
+        if pause < PAUSE_NS {
+            episode.talk_ns += pause;
+        }
+        episode.mark = episode.mark.max(at);
+        if self.active || episode.talk_ns < self.window_ns {
             return None;
         }
         self.active = true;
-        Some(Change::Raised { since, at })
+        Some(Change::Raised {
+            since: episode.since,
+            at,
+        })
     }
 
     /// A word from `start` to `end` (input time) left; `counts` are the
@@ -98,24 +128,30 @@ impl Alarm {
     pub(super) fn word_left(&mut self, start: u64, end: u64, counts: Counters) -> Option<Change> {
         self.at_last_word = counts;
         let cleared = self
-            .since
+            .episode
             .filter(|_| self.active)
-            .map(|since| Change::Cleared { since, at: start });
+            .map(|e| Change::Cleared {
+                since: e.since,
+                at: start,
+            });
         self.active = false;
-        let end = self.last_word_end.map_or(end, |e| e.max(end));
-        self.last_word_end = Some(end);
-        // Speech heard past the word's end has no caption yet.
-        self.since = self.last_speech.filter(|s| *s > end).map(|_| end);
+        // The count runs from what was heard when the word left; captions
+        // stand still from its end on.
+        self.episode = Some(Episode {
+            since: end,
+            talk_ns: 0,
+            mark: self.heard.max(end),
+        });
         cleared
     }
 
     /// A flush or a new segment: the input's time starts afresh. Returns
-    /// where the episode that was on began, if one was.
+    /// where the captions of the episode on stopped, if one was.
     pub(super) fn reset(&mut self) -> Option<u64> {
-        let was = self.since.filter(|_| self.active);
+        let was = self.episode.filter(|_| self.active).map(|e| e.since);
         self.speech = SustainedSpeech::default();
-        self.last_word_end = None;
-        self.since = None;
+        self.heard = 0;
+        self.episode = None;
         self.last_speech = None;
         self.active = false;
         was
@@ -222,20 +258,35 @@ mod tests {
     }
 
     #[test]
-    fn the_window_counts_from_the_last_word_not_before() {
+    fn the_window_counts_from_where_the_last_word_left() {
         let mut a = alarm(3000);
-        assert!(hear(&mut a, 0, 2, true).is_empty());
-        // A word ending at 1.5 s leaves while speech goes on.
+        assert!(hear(&mut a, 0, 3, true).is_empty());
+        // A word ending at 1.5 s leaves with 3 s heard: its lag is no
+        // outage.
         assert_eq!(
             a.word_left(1_000_000_000, 1_500_000_000, Counters::default()),
             None
         );
-        let changes = hear(&mut a, 2_000_000_000, 4, true);
+        let changes = hear(&mut a, 3_000_000_000, 4, true);
         let [Change::Raised { since, at }] = changes[..] else {
             panic!("{changes:?}");
         };
         assert_eq!(since, 1_500_000_000);
-        assert!(at >= 4_500_000_000, "{at}");
+        assert!((5_900_000_000..6_100_000_000).contains(&at), "{at}");
+    }
+
+    #[test]
+    fn a_pause_longer_than_talk_has_is_not_counted() {
+        let mut a = alarm(3000);
+        // 2 s of talk, 2 s of quiet, then talk: raised 1 s into it.
+        assert!(hear(&mut a, 0, 2, true).is_empty());
+        assert!(hear(&mut a, 2_000_000_000, 2, false).is_empty());
+        let changes = hear(&mut a, 4_000_000_000, 2, true);
+        let [Change::Raised { since, at }] = changes[..] else {
+            panic!("{changes:?}");
+        };
+        assert!(since < 300_000_000, "{since}");
+        assert!((4_900_000_000..5_300_000_000).contains(&at), "{at}");
     }
 
     #[test]

@@ -181,8 +181,7 @@ impl Alarm {
         match now.stalls - then.stalls {
             0 => "the model is silent over speech".to_owned(),
             n => format!(
-                "the model is silent over speech (the watchdog restarted it {n} times since the \
-                 last word)"
+                "the model is silent over speech ({n} watchdog restarts since the last word)"
             ),
         }
     }
@@ -329,6 +328,6 @@ mod tests {
         let restarted = Counters { stalls: 3, ..quiet };
         assert!(a
             .reason(&restarted, 0, 1_500_000_000)
-            .contains("restarted it 3 times"));
+            .contains("(3 watchdog restarts since the last word)"));
     }
 }

@@ -14,13 +14,13 @@ mod alarm;
 mod gate;
 mod inbox;
 pub mod input;
-mod lag;
+pub(crate) mod lag;
 pub mod lifecycle;
 pub mod merge;
 mod overload;
 pub mod report;
 mod speech;
-mod stats;
+pub(crate) mod stats;
 mod stream_watch;
 pub mod styled;
 mod timeline;
@@ -34,9 +34,7 @@ use std::thread::JoinHandle;
 use crate::recognizer::Recognizer;
 use crate::settings::{EngineChoice, Settings};
 
-pub use lag::{Arrivals, LagHistogram};
-pub use stats::{elapsed_ns, param_spec as stats_param_spec, Stats};
-pub use worker::CAPTION_ALARM_MESSAGE;
+pub use stats::{param_spec as stats_param_spec, Stats};
 
 use inbox::{Inbox, Item};
 
@@ -67,6 +65,9 @@ pub(crate) fn running_ns(
 /// The structure name of the element message posted per cue (always by
 /// voxtralrtsink, with `post-messages` by voxtralrttranscriber).
 pub const TRANSCRIPT_MESSAGE: &str = "voxtralrt-transcript";
+
+/// The element message of the caption alarm (`caption-alarm`).
+pub const CAPTION_ALARM_MESSAGE: &str = "voxtralrt-caption-alarm";
 
 impl TimedCue {
     pub fn end(&self) -> gst::ClockTime {

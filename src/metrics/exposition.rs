@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn a_histogram_sums_its_parts_and_ends_with_inf() {
         gst::init().unwrap();
-        let mut h = crate::core::LagHistogram::default();
+        let mut h = crate::core::lag::LagHistogram::default();
         h.observe(std::time::Duration::from_millis(300));
         let s = h.to_structure();
         let mut samples = Samples(vec![Vec::new(); FAMILIES.len()]);

@@ -18,8 +18,6 @@ mod feeding;
 mod speakers;
 mod watch;
 
-pub use watch::CAPTION_ALARM_MESSAGE;
-
 use super::alarm::Alarm;
 use super::gate::Gate;
 use super::inbox::{Inbox, Item, Next, Queued};

@@ -11,10 +11,8 @@ use super::super::alarm::{Change, Counters};
 use super::super::report::Cause;
 use super::super::voice::Frame;
 use super::Worker;
+use crate::core::CAPTION_ALARM_MESSAGE;
 use crate::voxtral::samples_to_ns;
-
-/// The element message of the caption alarm.
-pub const CAPTION_ALARM_MESSAGE: &str = "voxtralrt-caption-alarm";
 
 impl Worker {
     /// A call into the model begins (`true`) or ends.

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::core::{elapsed_ns, LagHistogram};
+use crate::core::lag::LagHistogram;
+use crate::core::stats::elapsed_ns;
 
 /// One translate pad's counts, for `stats`.
 #[derive(Debug, Default)]

@@ -20,8 +20,9 @@ use std::time::Instant;
 
 use gst::prelude::*;
 
+use crate::core::lag::Arrivals;
 use crate::core::report::{Cause, Reporter};
-use crate::core::{running_ns, Arrivals, TimedCue, CAPTION_ALARM_MESSAGE};
+use crate::core::{running_ns, TimedCue, CAPTION_ALARM_MESSAGE};
 use crate::translation::{Error, Request, Unit};
 
 use super::counts::PadCounts;

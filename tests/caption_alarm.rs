@@ -308,4 +308,40 @@ mod translation {
             run.warnings
         );
     }
+
+    #[test]
+    fn live_a_chat_server_that_stops_answering_raises_the_alarm_until_it_answers() {
+        // Every answer takes 8 s: live, the first unit (its words end at
+        // 0.56 s) is owed from there, and the source words go on past
+        // 1.56 s; the last answer ends the alarm.
+        let double = ChatDouble::start(ChatFaults {
+            delay: Some(std::time::Duration::from_secs(8)),
+            ..ChatFaults::default()
+        });
+        let outcome = common::translating::run_with(
+            &double.base(),
+            &format!("overload=queue translate-model={CHAT_MODEL} caption-alarm=1000"),
+            "es",
+            true,
+        );
+        let raised: Vec<&String> = outcome
+            .warnings
+            .iter()
+            .filter(|w| w.contains("caption-alarm"))
+            .collect();
+        // Raised again after the first answer while the next unit is
+        // still owed: each time for the same cause.
+        assert!(!raised.is_empty(), "{:?}", outcome.warnings);
+        for warning in raised {
+            assert!(
+                warning.starts_with("translate_src_0: captions in Spanish (es) are missing")
+                    && warning.contains("the chat server has not answered"),
+                "{warning}"
+            );
+        }
+        assert_eq!(outcome.translated.len(), 3, "{:?}", outcome.translated);
+        let counts = common::translating::counts(&outcome.stats);
+        assert!(!counts.get::<bool>("caption-alarm").unwrap(), "{counts:?}");
+        assert_eq!(counts.get::<u64>("failures").unwrap(), 0);
+    }
 }

@@ -23,6 +23,8 @@ pub mod engine;
 #[doc(hidden)]
 pub mod loading;
 #[doc(hidden)]
+pub mod metrics;
+#[doc(hidden)]
 pub mod models;
 #[doc(hidden)]
 pub mod participants;
@@ -69,6 +71,7 @@ fn plugin_init(plugin: &gst::Plugin) -> Result<(), gst::glib::BoolError> {
     transcriber::register(plugin)?;
     sink::register(plugin)?;
     subenc::register(plugin)?;
+    metrics::register(plugin)?;
     Ok(())
 }
 

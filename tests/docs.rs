@@ -146,6 +146,7 @@ mod with_the_elements {
     /// as `name=value` outside a launch line, with whose they are: a name
     /// of ours misspelt is not among them.
     const OTHERS: &[(&str, &str)] = &[
+        ("address", "the voxtralrtmetrics tracer"),
         ("alignment", "mpegtsmux"),
         ("async-handling", "hlssink2"),
         ("block", "appsrc"),

@@ -13,30 +13,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use common::recognizers::{self, MuteAfter};
+use common::recognizers::MuteAfter;
 use common::remote::Run;
+use common::speech::{speech, transcribe_wav as run, Wrap};
 use common::vllm_double::{Double, Faults, SERVED_MODEL};
-use gst::prelude::*;
-use gstvoxtralrt::recognizer::Recognizer;
-
-/// About 13 s of English from espeak-ng (22.05 kHz), made once per test.
-fn speech(dir: &Path) -> PathBuf {
-    let wav = dir.join("speech.wav");
-    let text = "The quick brown fox jumps over the lazy dog. Live captions need a watchdog \
-                for a model that falls silent while people talk. This sentence keeps going \
-                for a while so that the detector hears speech all along.";
-    let out = std::process::Command::new("espeak-ng")
-        .args(["-s", "150", "-w"])
-        .arg(&wav)
-        .arg(text)
-        .output()
-        .expect("espeak-ng (Debian package espeak-ng)");
-    assert!(out.status.success(), "{}", common::output_text(&out));
-    wav
-}
 
 /// A WAV of `secs` seconds made by `f(i)` at 16 kHz.
 fn signal(dir: &Path, name: &str, secs: usize, f: impl Fn(usize) -> f32) -> PathBuf {
@@ -57,36 +38,6 @@ fn stall_warnings(run: &Run) -> usize {
 /// The `voxtralrt-stalled` messages.
 fn stalled(run: &Run) -> Vec<&gst::Structure> {
     run.messages_named("voxtralrt-stalled")
-}
-
-/// What a test wraps the element's recognizer in.
-type Wrap = Box<dyn Fn(Box<dyn Recognizer>) -> Box<dyn Recognizer> + Send + Sync>;
-
-/// Runs `wav` through voxtralrttranscriber with `props`, its recognizer
-/// wrapped by `wrap` if given.
-fn run(wav: &Path, props: &str, wrap: Option<Wrap>) -> Run {
-    common::init_plugin();
-    let pipeline = gst::parse::launch(&format!(
-        "filesrc location={} ! wavparse ! audioconvert ! audioresample ! \
-         audio/x-raw,rate=16000,channels=1 ! voxtralrttranscriber name=t threads=1 {props} ! \
-         fakesink name=out sync=false",
-        wav.display()
-    ))
-    .unwrap()
-    .downcast::<gst::Pipeline>()
-    .unwrap();
-    let t = pipeline.by_name("t").unwrap();
-    if let Some(wrap) = wrap {
-        recognizers::wrap(&t, wrap);
-    }
-    let run = Arc::new(Mutex::new(Run::default()));
-    common::remote::record(&pipeline, &t, &run);
-    let msg = common::run_to_end(pipeline.upcast_ref(), Duration::from_secs(120));
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
-    let stats = t.property::<gst::Structure>("stats");
-    let mut run = std::mem::take(&mut *run.lock().unwrap());
-    run.stats = Some(stats);
-    run
 }
 
 fn tiny() -> String {

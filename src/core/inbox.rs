@@ -30,6 +30,8 @@ pub(crate) enum Item {
     Audio {
         samples: Vec<f32>,
         pts: Option<gst::ClockTime>,
+        /// When it reached the element (for each word's lag).
+        arrived: Instant,
     },
     Event(gst::Event),
     /// The SEGMENT of a non-flushing seek, which cuts the old segment short.
@@ -253,7 +255,11 @@ impl Inbox {
         state.queued_samples += n;
         let epoch = state.epoch;
         state.items.push_back(Queued {
-            item: Item::Audio { samples, pts },
+            item: Item::Audio {
+                samples,
+                pts,
+                arrived: Instant::now(),
+            },
             epoch,
             waited: false,
         });

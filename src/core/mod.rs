@@ -10,15 +10,18 @@
 //! FLUSH_START or a state change stops a running decode through the engine's
 //! abort handle.
 
+mod alarm;
 mod cadence;
 mod gate;
 mod inbox;
 pub mod input;
+pub(crate) mod lag;
 pub mod lifecycle;
 pub mod merge;
 mod overload;
 pub mod report;
-mod stats;
+mod speech;
+pub(crate) mod stats;
 mod stream_watch;
 pub mod styled;
 mod timeline;
@@ -30,7 +33,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::recognizer::Recognizer;
-use crate::settings::Settings;
+use crate::settings::{EngineChoice, Settings};
 
 pub use stats::{param_spec as stats_param_spec, Stats};
 
@@ -63,6 +66,9 @@ pub(crate) fn running_ns(
 /// The structure name of the element message posted per cue (always by
 /// voxtralrtsink, with `post-messages` by voxtralrttranscriber).
 pub const TRANSCRIPT_MESSAGE: &str = "voxtralrt-transcript";
+
+/// The element message of the caption alarm (`caption-alarm`).
+pub const CAPTION_ALARM_MESSAGE: &str = "voxtralrt-caption-alarm";
 
 impl TimedCue {
     pub fn end(&self) -> gst::ClockTime {
@@ -190,6 +196,13 @@ impl Core {
             ModelSource::Coming(_) => None,
         };
         let inbox = Arc::new(Inbox::new(abort, settings));
+        inbox.stats().update(|s| {
+            s.engine = match settings.engine {
+                EngineChoice::Local => "local",
+                EngineChoice::Vllm => "vllm",
+            };
+            s.started_at = Some(std::time::Instant::now());
+        });
         let worker_inbox = inbox.clone();
         let settings = settings.clone();
         let handle = std::thread::Builder::new()
@@ -197,7 +210,7 @@ impl Core {
             .spawn(move || {
                 let stream = wait_for_model(model, &worker_inbox)?;
                 worker_inbox.set_abort(stream.abort_handle());
-                worker_inbox.stats().set_backend(&stream.backend_name());
+                worker_inbox.stats().loaded(&stream.backend_name());
                 worker_inbox.stats().update(|s| {
                     s.threads = stream.threads();
                     s.decode_interval_ms = settings.decode_interval_ms;

@@ -26,6 +26,8 @@ pub enum Cause {
     Stall,
     /// Words came after later ones went out and were re-timed.
     Order,
+    /// No caption left while people talked (`caption-alarm`).
+    Alarm,
 }
 
 /// Posts on behalf of one element, for as long as it lives.
@@ -75,6 +77,16 @@ impl Reporter {
             Cause::Order => {
                 gst::element_warning!(element, gst::CoreError::Clock, ("{}", text))
             }
+            Cause::Alarm => {
+                gst::element_warning!(element, gst::StreamError::Failed, ("{}", text))
+            }
+        }
+    }
+
+    /// An INFO message: a problem that was reported is over.
+    pub fn info(&self, text: &str) {
+        if let Some(element) = self.element() {
+            gst::element_info!(element, gst::StreamError::Failed, ("{}", text));
         }
     }
 
@@ -119,7 +131,9 @@ pub(super) fn notice(report: &Reporter, stats: &super::stats::SharedStats, notic
         } => {
             stats.update(|s| {
                 s.reconnects += 1;
+                s.failovers += u64::from(left != joined);
                 s.resent_samples += resent_samples;
+                s.server_connected = true;
             });
             let resent = samples_to_ns(resent_samples);
             let whereto = if left == joined {
@@ -149,9 +163,13 @@ pub(super) fn notice(report: &Reporter, stats: &super::stats::SharedStats, notic
         Notice::ServerJoined { url } => stats.update(|s| {
             s.server_mut(&url).connections += 1;
             s.server = url;
+            s.server_connected = true;
         }),
         Notice::ServerFailed { url, reason, warn } => {
-            stats.update(|s| s.server_mut(&url).failures += 1);
+            stats.update(|s| {
+                s.server_mut(&url).failures += 1;
+                s.server_connected = false;
+            });
             if warn {
                 report.warning(
                     Cause::Connection,

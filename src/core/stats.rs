@@ -4,8 +4,9 @@
 //! What the `stats` property reports.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::lag::LagHistogram;
 use crate::voxtral::{samples_to_ns, SAMPLE_RATE};
 
 /// A snapshot of the statistics of one element.
@@ -67,6 +68,30 @@ pub struct Stats {
     pub server: String,
     /// engine=vllm: each server of `url` that was tried, in that order.
     pub servers: Vec<ServerCounts>,
+    /// `local` or `vllm`, from the element's `engine`.
+    pub engine: &'static str,
+    /// The worker has its model (engine=vllm: its client).
+    pub model_loaded: bool,
+    /// engine=vllm: the last connection made to a server holds (none
+    /// failed or was lost since).
+    pub server_connected: bool,
+    /// engine=vllm: connections lost that went on on another server.
+    pub failovers: u64,
+    /// 80 ms frames the model has decoded.
+    pub model_steps: u64,
+    /// When the model call in progress began (a decode; engine=vllm, the
+    /// wait for the server's answers, reconnections included).
+    pub model_call_since: Option<Instant>,
+    /// Each word's lag: from when its audio's end arrived to when it left.
+    pub word_lag: LagHistogram,
+    /// When the core started, and when the last word left.
+    pub started_at: Option<Instant>,
+    pub last_word_at: Option<Instant>,
+    /// The watchdog is restarting a model that writes nothing over speech.
+    pub stalled: bool,
+    /// The caption alarm is on, and why (empty when it is off).
+    pub caption_alarm: bool,
+    pub caption_alarm_reason: String,
 }
 
 /// What one server of `url` did for the element.
@@ -134,6 +159,20 @@ impl Stats {
             .field("threads", self.threads)
             .field("server", &self.server)
             .field("servers", self.servers_array())
+            .field("engine", self.engine)
+            .field("model-loaded", self.model_loaded)
+            .field("server-connected", self.server_connected)
+            .field("failovers", self.failovers)
+            .field("model-steps", self.model_steps)
+            .field("model-call", elapsed_ns(self.model_call_since))
+            .field("word-lag", self.word_lag.to_structure())
+            .field(
+                "last-word-age",
+                elapsed_ns(self.last_word_at.or(self.started_at)),
+            )
+            .field("stalled", self.stalled)
+            .field("caption-alarm", self.caption_alarm)
+            .field("caption-alarm-reason", &self.caption_alarm_reason)
             .build()
     }
 
@@ -148,6 +187,11 @@ impl Stats {
                 .build()
         }))
     }
+}
+
+/// Nanoseconds since `since` (0 without one).
+pub fn elapsed_ns(since: Option<Instant>) -> u64 {
+    since.map_or(0, |t| t.elapsed().as_nanos() as u64)
 }
 
 /// The read-only `stats` property both elements have; its fields are listed
@@ -179,8 +223,12 @@ impl SharedStats {
         self.0.lock().unwrap().lag()
     }
 
-    pub(crate) fn set_backend(&self, name: &str) {
-        self.update(|s| s.backend = name.to_owned());
+    /// The worker has its model, which runs on `backend`.
+    pub(crate) fn loaded(&self, backend: &str) {
+        self.update(|s| {
+            s.backend = backend.to_owned();
+            s.model_loaded = true;
+        });
     }
 
     pub(crate) fn add_sanitized(&self, n: u64) {

@@ -11,26 +11,12 @@
 //! the model stays silent, so one that never speaks again causes no restart
 //! storm.
 
+use super::speech::SustainedSpeech;
 use super::voice::{Frame, VAD_FRAME};
 use crate::voxtral::samples_to_ns;
 
-/// A frame with a voice score from this on is speech. Above earshot's
-/// default 0.5, which held every frame of a sustained synthetic chord for a
-/// voice; at 0.8, 85 % of espeak-ng speech frames count and 20 % of the
-/// chord's, which the sustained-speech window then drops (measured here).
-const VOICE_SCORE: f32 = 0.8;
-/// A stretch counts only with a frame this sure of a voice in the window:
-/// espeak-ng words reach it (86 % of their time counted still), a
-/// synthetic chord taken for a voice 17 % of the time at 0.8 never did
-/// (measured here on 40 s and 20 s).
-const STRONG_SCORE: f32 = 0.95;
 /// The longest wait between restarts, as a multiple of the timeout.
 const MAX_BACKOFF: u64 = 16;
-/// Speech is sustained: a frame counts when at least `SUSTAINED` of the
-/// last `WINDOW` frames (320 ms) sound like a voice, so that the odd frame
-/// of noise or music that does adds nothing up over minutes.
-const WINDOW: usize = 20;
-const SUSTAINED: u32 = 12;
 /// This long without speech starts the count of speech without text
 /// afresh: longer than the pauses of sparse talk (radio calls, a quiet
 /// meeting), so that those add up, while the odd stretch of music or noise
@@ -50,13 +36,7 @@ pub(super) enum Verdict {
 }
 
 pub(super) struct Watchdog {
-    /// The last `WINDOW` frames' decisions, a bit each (newest lowest).
-    recent: u32,
-    /// Which of those were counted as speech: once speech is sustained, the
-    /// voiced frames that led up to it count too (a short word's onset).
-    counted: u32,
-    /// Which of those scored at least `STRONG_SCORE`.
-    strong: u32,
+    speech: SustainedSpeech,
     timeout_ns: u64,
     /// Speech heard since the model last wrote (or since the last long
     /// quiet).
@@ -71,9 +51,7 @@ impl Watchdog {
     /// `None` when `timeout` is zero (off).
     pub(super) fn new(timeout: gst::ClockTime) -> Option<Watchdog> {
         (timeout.nseconds() > 0).then(|| Watchdog {
-            recent: 0,
-            counted: 0,
-            strong: 0,
+            speech: SustainedSpeech::default(),
             timeout_ns: timeout.nseconds(),
             speech_without_text_ns: 0,
             quiet_ns: 0,
@@ -114,17 +92,11 @@ impl Watchdog {
     /// counted so far.
     fn speech_in(&mut self, frames: &[Frame]) -> u64 {
         let mut speech = 0;
-        let window = (1 << WINDOW) - 1;
         let frame = samples_to_ns(VAD_FRAME as u64);
         for f in frames {
-            let voiced = f.score >= VOICE_SCORE;
-            self.recent = ((self.recent << 1) | u32::from(voiced)) & window;
-            self.strong = ((self.strong << 1) | u32::from(f.score >= STRONG_SCORE)) & window;
-            self.counted = (self.counted << 1) & window;
-            if voiced && self.recent.count_ones() >= SUSTAINED && self.strong != 0 {
-                let new = self.recent & !self.counted;
-                self.counted |= new;
-                speech += frame * u64::from(new.count_ones());
+            let counted = self.speech.judge(f);
+            if counted > 0 {
+                speech += frame * u64::from(counted);
                 self.quiet_ns = 0;
             } else {
                 self.quiet_ns += frame;

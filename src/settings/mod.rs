@@ -80,6 +80,16 @@ pub const DEFAULT_SPEECH_HANGOVER_MS: u32 = 1000;
 /// counted milliseconds.
 pub const MIN_STALL_TIMEOUT_MS: u32 = 1000;
 
+/// Speech with no word out for this long raises the caption alarm: gst-plugins-rs's
+/// `ccdetect` judges caption presence over 10 s; caption monitors take about
+/// 30 s because they cannot tell speech from music, which the voice detector
+/// here can; well above the 1.5 s latency (Ofcom asks for at most 3 s), and
+/// before the watchdog's first restart (15 s of speech).
+pub const DEFAULT_CAPTION_ALARM_MS: u32 = 10_000;
+/// The shortest `caption-alarm` taken (besides 0, off), as for
+/// `stall-timeout`.
+pub const MIN_CAPTION_ALARM_MS: u32 = 1000;
+
 /// A value that must not be shown: Debug prints whether it is set, no more.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secret(Option<String>);
@@ -124,6 +134,9 @@ pub struct Settings {
     /// Milliseconds of speech without text after which the stream
     /// restarts (0: off).
     pub stall_timeout_ms: u32,
+    /// Milliseconds of speech with no word out after which the caption
+    /// alarm is raised (0: off).
+    pub caption_alarm_ms: u32,
     pub delay_ms: u32,
     pub decode_interval_ms: u32,
     /// Live input the model falls behind on: how far the decode interval
@@ -169,6 +182,7 @@ impl Default for Settings {
             api_key: Secret::default(),
             server_timeout_ms: DEFAULT_SERVER_TIMEOUT_MS,
             stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
+            caption_alarm_ms: DEFAULT_CAPTION_ALARM_MS,
             delay_ms: DEFAULT_DELAY_MS,
             decode_interval_ms: DEFAULT_DECODE_INTERVAL_MS,
             max_decode_interval_ms: DEFAULT_MAX_DECODE_INTERVAL_MS,
@@ -233,6 +247,11 @@ impl Settings {
     /// The watchdog's timeout (zero: off).
     pub fn stall_timeout(&self) -> gst::ClockTime {
         gst::ClockTime::from_mseconds(u64::from(self.stall_timeout_ms))
+    }
+
+    /// The caption alarm's window (zero: off).
+    pub fn caption_alarm(&self) -> gst::ClockTime {
+        gst::ClockTime::from_mseconds(u64::from(self.caption_alarm_ms))
     }
 
     pub fn server_timeout(&self) -> std::time::Duration {

@@ -55,6 +55,13 @@ impl Settings {
                     .default_value(d.stall_timeout_ms)
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecUInt::builder("caption-alarm")
+                    .nick("Caption alarm (ms)")
+                    .blurb("Speech heard this long (ms) with no word out: a WARNING, a voxtralrt-caption-alarm message (active=true), the metric; the next word ends it (active=false). 0: off, else at least 1000")
+                    .maximum(3_600_000)
+                    .default_value(d.caption_alarm_ms)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecString::builder("model-path")
                     .nick("Model path")
                     .blurb("engine=local: the Voxtral Mini 4B Realtime GGUF file, or a Hub file (hf://OWNER/REPO[@REV]/FILE, hf://OWNER/REPO:QUANT) fetched once into the Hugging Face cache")
@@ -232,6 +239,19 @@ impl Settings {
                 }
                 self.stall_timeout_ms = ms;
             }
+            "caption-alarm" => {
+                let ms = value.get().expect("type checked");
+                if ms != 0 && ms < MIN_CAPTION_ALARM_MS {
+                    return Err(Rejected(format!(
+                        "caption-alarm counts milliseconds: {ms} ms is shorter than a word's \
+                         delay (at least {MIN_CAPTION_ALARM_MS}, or 0 for off; {} for {ms} s); \
+                         {} ms stays",
+                        u64::from(ms) * 1000,
+                        self.caption_alarm_ms
+                    )));
+                }
+                self.caption_alarm_ms = ms;
+            }
             // A served model's name can be anything, a local one must be a
             // preset or a reference: which, `engine` says, whenever it is
             // set. The name is checked when the element starts.
@@ -331,6 +351,7 @@ impl Settings {
             "server-choice" => self.server_choice.to_value(),
             "server-timeout" => self.server_timeout_ms.to_value(),
             "stall-timeout" => self.stall_timeout_ms.to_value(),
+            "caption-alarm" => self.caption_alarm_ms.to_value(),
             "model" => self.model.to_value(),
             "delay" => self.delay_ms.to_value(),
             "decode-interval" => self.decode_interval_ms.to_value(),

@@ -228,8 +228,14 @@ impl Transcriber {
         {
             let translate = self.translate_settings.lock().unwrap().clone();
             let style = settings.style();
-            self.translate_pads
-                .start(element, &translate, captions, &self.output_losses, &style)
+            self.translate_pads.start(
+                element,
+                &translate,
+                captions,
+                &self.output_losses,
+                &style,
+                settings.caption_alarm(),
+            )
         }
         #[cfg(not(feature = "translate"))]
         {

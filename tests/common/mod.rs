@@ -18,6 +18,7 @@ pub mod readback;
 pub mod readers;
 pub mod recognizers;
 pub mod remote;
+pub mod speech;
 pub mod subtitle_checks;
 pub mod tone_stand_in;
 pub mod translating;

@@ -51,6 +51,7 @@ impl Worker {
             self.audio_end = Some(pts + samples_to_ns(samples.len() as u64));
         }
         let frames = self.hear(samples);
+        self.alarm_hears(pts.or_else(|| self.input_position()), &frames);
         if self.gate.is_some() && self.active.is_none() {
             return self.gated_audio(samples, pts, &frames);
         }
@@ -183,7 +184,7 @@ impl Worker {
 
     /// An element message `name` about the point `at` of the input's
     /// timeline: its `pts` and `running-time` as output.
-    fn message_at(&self, name: &str, at: u64) -> gst::structure::Builder {
+    pub(super) fn message_at(&self, name: &str, at: u64) -> gst::structure::Builder {
         let at = self.timeline.output_time(at);
         gst::Structure::builder(name)
             .field("pts", at.nseconds())
@@ -206,7 +207,11 @@ impl Worker {
         for turn in self.turns_from(base) {
             transcript.turn_at(turn);
         }
-        self.active = Some(Active { base, transcript });
+        self.active = Some(Active {
+            base,
+            transcript,
+            steps: 0,
+        });
         self.watch.begun();
         Ok(())
     }
@@ -221,11 +226,13 @@ impl Worker {
 
     pub(super) fn feed(&mut self, samples: &[f32]) -> Result<(), Stop> {
         let started = Instant::now();
+        self.model_call(true);
         let result = self.stream.feed(samples);
         let spent = started.elapsed();
         self.inbox.stats().update(|s| {
             s.processing += spent;
             s.transcribed_samples += samples.len() as u64;
+            s.model_call_since = None;
         });
         self.report_notices();
         let updates = result.map_err(|err| self.engine_failure(&err))?;
@@ -286,13 +293,20 @@ impl Worker {
         let Some(watchdog) = self.watchdog.as_mut() else {
             return Ok(());
         };
-        let Verdict::Stalled { speech_ns, first } = watchdog.after_feed(wrote) else {
+        let verdict = watchdog.after_feed(wrote);
+        if wrote && verdict == Verdict::Fine {
+            self.inbox.stats().update(|s| s.stalled = false);
+        }
+        let Verdict::Stalled { speech_ns, first } = verdict else {
             return Ok(());
         };
         let Some(next_base) = self.expected_position() else {
             return Ok(());
         };
-        self.inbox.stats().update(|s| s.stalls += 1);
+        self.inbox.stats().update(|s| {
+            s.stalls += 1;
+            s.stalled = true;
+        });
         if first {
             self.report.warning(
                 Cause::Stall,
@@ -357,11 +371,13 @@ impl Worker {
             return Ok(());
         }
         let started = Instant::now();
+        self.model_call(true);
         let result = self.stream.finalize();
         let spent = started.elapsed();
         self.report_notices();
         self.inbox.stats().update(|s| {
             s.processing += spent;
+            s.model_call_since = None;
             s.stream_restarts += u64::from(restart);
         });
         let updates = result.map_err(|err| self.engine_failure(&err))?;
@@ -400,6 +416,10 @@ impl Worker {
                 .stats()
                 .update(|s| s.model_ended_streams += ended);
         }
+        let steps = active.count_steps(update);
+        if steps > 0 {
+            self.inbox.stats().update(|s| s.model_steps += steps);
+        }
         let placed = if update.is_final {
             let end = samples_to_ns(update.audio_end);
             active.transcript.finish(&update.text, end)
@@ -415,23 +435,25 @@ impl Worker {
     }
 
     pub(super) fn hand_on(&mut self, base: u64, item: Placed) -> Result<(), Stop> {
-        let cue = match item {
+        let (cue, start, end) = match item {
             Placed::Gap { start, end } => {
                 self.pass_gap(base + start, base + end, None);
                 return Ok(());
             }
             Placed::Cue(cue) => {
-                let speaker = self.speaker_at(base + cue.start);
-                TimedCue {
+                let (start, end) = (base + cue.start, base + cue.end);
+                let speaker = self.speaker_at(start);
+                let cue = TimedCue {
                     speaker,
                     ..self.timeline.timed_cue(base, cue)
-                }
+                };
+                (cue, start, end)
             }
         };
         match self.output.cue(cue) {
             Ok(_) => {
                 self.owe_gap = true;
-                self.inbox.stats().update(|s| s.cues += 1);
+                self.word_left(start, end);
                 Ok(())
             }
             Err(gst::FlowError::Flushing) => Err(Stop::Stale),

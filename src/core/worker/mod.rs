@@ -16,10 +16,13 @@ use crate::wording::SharedRules;
 
 mod feeding;
 mod speakers;
+mod watch;
 
+use super::alarm::Alarm;
 use super::cadence::{Cadence, Change};
 use super::gate::Gate;
 use super::inbox::{Inbox, Item, Next, Queued};
+use super::lag::Arrivals;
 use super::overload::{OverloadPolicy, Situation};
 use super::report::{Cause, Reporter};
 use super::stream_watch::StreamWatch;
@@ -41,6 +44,18 @@ struct Active {
     /// Time (input segment format) of the stream's first sample.
     base: u64,
     transcript: Transcript,
+    /// 80 ms frames the model has decoded in this stream.
+    steps: u64,
+}
+
+impl Active {
+    /// The frames the model decoded for `update` that it had not before.
+    fn count_steps(&mut self, update: &crate::recognizer::TextUpdate) -> u64 {
+        let decoded = update.heard_until / crate::voxtral::FRAME_SAMPLES;
+        let new = decoded.saturating_sub(self.steps);
+        self.steps = self.steps.max(decoded);
+        new
+    }
 }
 
 /// Why the current item's work stopped.
@@ -67,6 +82,11 @@ pub(super) struct Worker {
     watch: StreamWatch,
     /// Restarts a model that writes nothing while people talk.
     watchdog: Option<Watchdog>,
+    /// Tells when no word leaves while people talk (`caption-alarm`).
+    alarm: Option<Alarm>,
+    /// When the input's audio arrived, for each word's lag.
+    arrivals: Arrivals,
+    latency_ns: u64,
     /// speech-only: the model runs while someone speaks.
     gate: Option<Gate>,
     /// The voice detector the watchdog and the gate judge by.
@@ -109,10 +129,16 @@ impl Worker {
             cadence: Cadence::new(settings),
             watch: StreamWatch::new(settings),
             watchdog: Watchdog::new(settings.stall_timeout()),
+            alarm: Alarm::new(settings.caption_alarm()),
+            arrivals: Arrivals::default(),
+            latency_ns: settings.latency().nseconds(),
             gate: settings
                 .speech_gate()
                 .map(|hangover| Gate::new(hangover, settings.delay())),
-            voice: (settings.speech_only || !settings.stall_timeout().is_zero()).then(Voice::new),
+            voice: (settings.speech_only
+                || !settings.stall_timeout().is_zero()
+                || !settings.caption_alarm().is_zero())
+            .then(Voice::new),
             gated_to: None,
             held_since: None,
             active: None,
@@ -125,7 +151,10 @@ impl Worker {
     }
 
     pub(super) fn run(mut self) -> Box<dyn Recognizer> {
-        if let Err(err) = self.stream.prepare() {
+        self.model_call(true);
+        let prepared = self.stream.prepare();
+        self.model_call(false);
+        if let Err(err) = prepared {
             let stop = self.engine_failure(&err);
             self.stop_work(stop);
         }
@@ -165,12 +194,19 @@ impl Worker {
                 continue;
             }
             let result = match item {
-                Item::Audio { samples, pts } if self.must_skip(pts) => {
+                Item::Audio { samples, pts, .. } if self.must_skip(pts) => {
                     let kept = self.overload.samples_kept_by_a_skip();
                     let dropped = self.inbox.skip_queued_audio(kept);
                     self.skip(dropped + samples.len() as u64)
                 }
-                Item::Audio { samples, pts } => self.handle_audio(&samples, pts),
+                Item::Audio {
+                    samples,
+                    pts,
+                    arrived,
+                } => {
+                    self.audio_arrived(pts, samples.len(), arrived);
+                    self.handle_audio(&samples, pts)
+                }
                 Item::Event(event) => self.handle_event(event),
                 Item::SeekSegment(event) => {
                     // The words still to come are about audio before the
@@ -290,6 +326,7 @@ impl Worker {
         self.failed = false;
         self.drop_stream();
         self.forget_heard();
+        self.restart_watch("a flush");
         self.output.flushed();
     }
 
@@ -330,6 +367,7 @@ impl Worker {
                 };
                 self.timeline.segment = segment.clone();
                 self.forget_heard();
+                self.restart_watch("a new segment");
                 self.output.event(event);
                 self.mark_segment_start();
             }

@@ -4,6 +4,11 @@
 //! What a translate pad counts, for the element's `stats`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::core::lag::LagHistogram;
+use crate::core::stats::elapsed_ns;
 
 /// One translate pad's counts, for `stats`.
 #[derive(Debug, Default)]
@@ -14,11 +19,27 @@ pub(super) struct PadCounts {
     pub retimed: AtomicU64,
     pub requests: AtomicU64,
     pub catch_ups: AtomicU64,
+    pub watched: Mutex<Watched>,
+}
+
+/// How the pad's text keeps up (see `watch.rs`).
+#[derive(Debug, Default)]
+pub(super) struct Watched {
+    /// Words in the translations that went out.
+    pub words: u64,
+    /// Each translation's lag behind its source words.
+    pub lag: LagHistogram,
+    /// When the pad's thread started, and when the last translation left.
+    pub started_at: Option<Instant>,
+    pub last_out_at: Option<Instant>,
+    /// The caption alarm's reason while it is on.
+    pub alarm: Option<String>,
 }
 
 impl PadCounts {
     pub(super) fn to_structure(&self, pad: &str, language: &str) -> gst::Structure {
         let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let watched = self.watched.lock().unwrap();
         gst::Structure::builder("translation")
             .field("pad", pad)
             .field("language-code", language)
@@ -28,6 +49,17 @@ impl PadCounts {
             .field("retimed", count(&self.retimed))
             .field("requests", count(&self.requests))
             .field("catch-ups", count(&self.catch_ups))
+            .field("words", watched.words)
+            .field("lag", watched.lag.to_structure())
+            .field(
+                "last-translation-age",
+                elapsed_ns(watched.last_out_at.or(watched.started_at)),
+            )
+            .field("caption-alarm", watched.alarm.is_some())
+            .field(
+                "caption-alarm-reason",
+                watched.alarm.clone().unwrap_or_default(),
+            )
             .build()
     }
 }

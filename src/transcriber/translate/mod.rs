@@ -7,7 +7,7 @@
 //! thread), `output.rs` one pad's thread (units, requests paced by
 //! [`crate::translation::pacing`], timing, GAPs), `requests.rs` the
 //! requests in flight and the servers' shared room, `counts.rs` each pad's
-//! counts for `stats`, `settings.rs` the
+//! counts for `stats`, `watch.rs` its lag and caption alarm, `settings.rs` the
 //! `translate-*` properties, and `taps.rs` what the src output hands them
 //! (built without the feature too, empty).
 
@@ -24,6 +24,8 @@ mod requests;
 #[cfg(feature = "translate")]
 mod settings;
 mod taps;
+#[cfg(feature = "translate")]
+mod watch;
 
 #[cfg(feature = "translate")]
 pub(super) use pad::TranslatePad;

@@ -40,6 +40,7 @@ use crate::translation::{
 use super::counts::PadCounts;
 use super::requests::{self, Answer, Servers};
 use super::taps::Item;
+use super::watch::PadWatch;
 use crate::transcriber::caps::{choose_caps, offered_caps, text_caps};
 use crate::transcriber::caption_output::{CaptionTrack, PackedFrame};
 use crate::transcriber::output::{final_transcript_event, timed_buffer};
@@ -70,6 +71,8 @@ pub(super) struct PadTranslator {
     pub report: Reporter,
     /// Splits a translation into cues (broadcast: one buffer a unit).
     pub style: Style,
+    /// `caption-alarm` (zero: off).
+    pub alarm: gst::ClockTime,
 }
 
 /// Starts the pad's thread; its inbox is returned.
@@ -103,10 +106,22 @@ struct Worker {
     /// In a run of re-timed translations, or of failed ones (warned once).
     retiming: bool,
     failing: bool,
+    watch: PadWatch,
 }
 
 impl Worker {
     fn new(t: PadTranslator, wake: Sender<Item>, answers: Sender<Answer>) -> Worker {
+        let language = t
+            .language
+            .as_ref()
+            .map(|l| (l.tag().to_owned(), l.to_string()));
+        let watch = PadWatch::new(
+            &t.pad,
+            language,
+            t.alarm,
+            t.counts.clone(),
+            t.report.clone(),
+        );
         Worker {
             units: UnitBuilder::new(t.limits),
             pacer: Pacer::new(PaceLimits {
@@ -125,6 +140,7 @@ impl Worker {
             eos: None,
             retiming: false,
             failing: false,
+            watch,
         }
     }
 
@@ -145,6 +161,8 @@ impl Worker {
             }
             self.send_due();
             self.release();
+            let live = self.live.flatten().is_some();
+            self.watch.judge(live, self.segment.as_ref());
             self.keep_live_pace();
             self.end_if_done();
         }
@@ -172,6 +190,7 @@ impl Worker {
                 self.speaker = None;
                 self.discont = true;
                 self.eos = None;
+                self.watch.reset(self.segment.as_ref());
                 if let Some(servers) = &self.t.servers {
                     servers.leave(self.t.who);
                 }
@@ -200,6 +219,7 @@ impl Worker {
             self.gap_to(cue.end());
             return;
         }
+        self.watch.word(&cue);
         let mut word = Word::new(&cue.text, cue.pts.nseconds(), cue.end().nseconds());
         if let Some(speaker) = &cue.speaker {
             word = word.by(speaker);
@@ -310,6 +330,7 @@ impl Worker {
                 merge: live,
             });
         }
+        self.watch.closed(&unit);
         self.pacer.close(unit);
     }
 
@@ -391,11 +412,15 @@ impl Worker {
             Ok(text) => {
                 self.failing = false;
                 self.t.counts.translated.fetch_add(n, Ordering::Relaxed);
+                let words = text.split_whitespace().count() as u64;
                 self.push_translation(&request, text);
                 self.t.pad.push_event(final_transcript_event());
+                self.watch
+                    .translated(&request, words, self.segment.as_ref());
             }
             Err(e) => {
                 self.t.counts.failures.fetch_add(n, Ordering::Relaxed);
+                self.watch.failed(&request, &e);
                 if !std::mem::replace(&mut self.failing, true) {
                     self.t.report.warning(
                         Cause::Connection,

@@ -74,6 +74,7 @@ impl TranslatePads {
         captions: &CaptionSettings,
         losses: &Arc<OutputLosses>,
         style: &Style,
+        alarm: gst::ClockTime,
     ) -> Taps {
         let mut taps = Taps::default();
         let list = self.list.lock().unwrap();
@@ -102,6 +103,7 @@ impl TranslatePads {
                 ),
                 report: report.clone(),
                 style: style.for_language(entry.pad.language_code().as_deref()),
+                alarm,
             };
             match output::spawn(translator) {
                 Ok(sender) => taps.add(sender),

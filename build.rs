@@ -6,6 +6,20 @@ fn main() {
     if env::var_os("CARGO_FEATURE_CUDA").is_some() {
         link_cuda_libraries();
     }
+    plugin_runpath();
+}
+
+/// VOXTRALRT_RPATH: where the installed plugin finds libtranscribe and
+/// ggml's modules in a `dynamic-backends` build (the Debian package sets
+/// `$ORIGIN/../gst-plugin-voxtralrt`, a private folder next to GStreamer's
+/// plugin folder: scripts/package). Only the plugin gets it; the static
+/// default build needs none.
+fn plugin_runpath() {
+    println!("cargo:rerun-if-env-changed=VOXTRALRT_RPATH");
+    if let Some(path) = env::var_os("VOXTRALRT_RPATH").filter(|p| !p.is_empty()) {
+        let path = path.to_string_lossy();
+        println!("cargo:rustc-link-arg-cdylib=-Wl,-rpath,{path}");
+    }
 }
 
 /// The CUDA libraries ggml-cuda links (runtime, cuBLAS, the driver), as

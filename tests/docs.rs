@@ -384,14 +384,7 @@ mod with_the_elements {
         .downcast::<gst::Pipeline>()
         .unwrap();
         pipeline.set_state(gst::State::Playing).unwrap();
-        let bus = pipeline.bus().unwrap();
-        let msg = bus
-            .timed_pop_filtered(
-                gst::ClockTime::from_seconds(60),
-                &[gst::MessageType::Eos, gst::MessageType::Error],
-            )
-            .expect("EOS within 60 s");
-        assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+        common::expect_eos(&pipeline);
         let mut fields = BTreeSet::new();
         for name in ["t", "e", "s"] {
             let stats = pipeline

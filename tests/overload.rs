@@ -367,6 +367,36 @@ fn non_live_input_is_slowed_and_never_skipped() {
     assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0);
 }
 
+/// A heavier model: 350 ms a decode on top of 0.55 times the audio, 2.74
+/// times slower than real time at 160 ms, 1.10 at 640, 0.91 at 960.
+fn heavy(inner: Box<dyn Recognizer>) -> Box<dyn Recognizer> {
+    Box::new(common::recognizers::CostPerDecode {
+        inner,
+        per_decode: std::time::Duration::from_millis(350),
+        factor: 0.55,
+    })
+}
+
+#[test]
+fn a_model_that_keeps_up_only_at_the_bound_skips_nothing() {
+    // The second of audio at 160 ms leaves 1.7 s waiting, more than
+    // latency + decode-interval; at 960 ms the model catches up slowly, and
+    // while it does, the wait is the stretch's own, not falling behind.
+    let (audio, tones) = tone_blocks(250); // 20 s
+    let run = run_live_with(&audio, "", heavy);
+    let stats = run.stats.as_ref().unwrap();
+    run.report("stretch to the bound, 350 ms a decode", tones.len());
+    assert_eq!(
+        run.intervals.iter().max(),
+        Some(&960),
+        "{:?}",
+        run.intervals
+    );
+    assert_eq!(stats.get::<u64>("audio-skipped").unwrap(), 0, "{stats}");
+    assert!(run.skips.is_empty());
+    assert_eq!(run.words.len(), tones.len(), "{:?}", run.words);
+}
+
 /// A model with a fixed cost per decode (as transcribe.cpp's encoder on a
 /// CPU): 200 ms a decode on top of 0.4 times the audio, 1.65 times slower
 /// than real time at 160 ms, 1.03 at 320, 0.71 at 640.

@@ -565,14 +565,7 @@ fn with_its_sink_pad_linked_the_sinks_eos_waits_for_every_pad() {
     }
     let _ = guest.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
     // At EOS every pad's words are in the file.
-    let bus = pipeline.bus().unwrap();
-    let msg = bus
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(60),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("EOS within 60 s");
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    common::expect_eos(&pipeline);
     let words = common::jsonl_words(&std::fs::read_to_string(&path).unwrap());
     pipeline.set_state(gst::State::Null).unwrap();
     let expected: Vec<(u64, String)> = [(12, "Main"), (13, "Main"), (40, "sink_0"), (41, "sink_0")]

@@ -19,6 +19,8 @@ pub(super) struct Situation {
     pub(super) stream_samples: Option<u64>,
     /// The decode interval is stretched as far as it goes.
     pub(super) stretched_out: bool,
+    /// The decode interval now, stretched or not.
+    pub(super) interval_ns: u64,
 }
 
 /// A stretch of audio skipped, reported once transcription goes on.
@@ -35,8 +37,7 @@ pub(super) struct OverloadPolicy {
     latency_ns: u64,
     max_lag_ns: u64,
     interval_samples: u64,
-    /// A new model stream's first audio that is never skipped.
-    first_audio_samples: u64,
+    delay_samples: u64,
     /// Audio skipped since transcription last went on: where the old
     /// stream's audio ended (if one ran) and how many samples went.
     skipped: Option<(Option<u64>, u64)>,
@@ -53,11 +54,7 @@ impl OverloadPolicy {
             latency_ns: settings.latency().nseconds(),
             max_lag_ns: settings.max_lag().nseconds(),
             interval_samples,
-            // A new stream writes nothing before the delay and a decode or
-            // two of audio (and at real scale its start-up costs seconds):
-            // skipped sooner, a model slower than real time would be
-            // restarted again and again and never write a word.
-            first_audio_samples: ns_to_samples(settings.delay().nseconds()) + 2 * interval_samples,
+            delay_samples: ns_to_samples(settings.delay().nseconds()),
             skipped: None,
             overloaded: false,
             lag_warned: false,
@@ -83,7 +80,7 @@ impl OverloadPolicy {
             Overload::Skip => {
                 now.stretched_out
                     && self.fell_behind(now)
-                    && age().is_some_and(|a| a > self.latency_ns)
+                    && age().is_some_and(|a| a > self.latency_ns + self.stretch_ns(now))
             }
             Overload::Queue => self.max_lag_ns > 0 && now.lag_ns > self.max_lag_ns,
         }
@@ -95,15 +92,33 @@ impl OverloadPolicy {
     /// a worker that a synchronising sink held back (for up to the latency:
     /// that is what the latency is for) from counting as a slow model; the
     /// first keeps audio that comes faster than real time from ever
-    /// counting as late.
+    /// counting as late. A stretched interval adds its stretch to both: a
+    /// model that keeps up at a second holds about two of them waiting
+    /// (one gathering, one arriving while it decodes), which is not
+    /// falling behind.
     fn fell_behind(&self, now: &Situation) -> bool {
         if now
             .stream_samples
-            .is_some_and(|s| s < self.first_audio_samples)
+            .is_some_and(|s| s < self.first_audio_samples(now))
         {
             return false;
         }
-        now.lag_ns > self.latency_ns + samples_to_ns(self.interval_samples)
+        now.lag_ns > self.latency_ns + samples_to_ns(self.interval_samples) + self.stretch_ns(now)
+    }
+
+    /// How far the decode interval is stretched past `decode-interval`.
+    fn stretch_ns(&self, now: &Situation) -> u64 {
+        now.interval_ns
+            .saturating_sub(samples_to_ns(self.interval_samples))
+    }
+
+    /// A new model stream's first audio, never skipped: it writes nothing
+    /// before the delay and a decode or two (and at real scale its start-up
+    /// costs seconds); skipped sooner, a model slower than real time would
+    /// be restarted again and again and never write a word.
+    fn first_audio_samples(&self, now: &Situation) -> u64 {
+        let interval = self.interval_samples.max(ns_to_samples(now.interval_ns));
+        self.delay_samples + 2 * interval
     }
 
     /// How much of the newest waiting audio a skip keeps: skip goes on from
@@ -210,6 +225,7 @@ mod tests {
             lag_ns: lag_ms * MS,
             stream_samples: Some(16_000 * 60),
             stretched_out: true,
+            interval_ns: 160 * MS,
         }
     }
 
@@ -324,5 +340,44 @@ mod tests {
             None
         );
         assert_eq!(q.check_lag(false, 9000 * MS, || "a".into()), None);
+    }
+
+    #[test]
+    fn a_stretched_interval_is_not_falling_behind() {
+        let p = policy(Overload::Skip, 0);
+        // At 960 ms a model that keeps up holds up to two intervals
+        // waiting, older than the latency of 1500 ms on the clock.
+        let stretched = Situation {
+            interval_ns: 960 * MS,
+            ..behind(1950)
+        };
+        assert!(!p.must_skip(&stretched, aged(1950)));
+        // Latency 1500 + decode-interval 160 + the stretch of 800.
+        let fell_behind = Situation {
+            interval_ns: 960 * MS,
+            ..behind(2500)
+        };
+        assert!(p.must_skip(&fell_behind, aged(2400)));
+        assert!(
+            !p.must_skip(&fell_behind, aged(2200)),
+            "audio younger than latency + stretch"
+        );
+    }
+
+    #[test]
+    fn a_new_stream_at_a_stretched_interval_keeps_two_of_its_decodes() {
+        let p = policy(Overload::Skip, 0);
+        // Delay 480 ms + 2 x 960 ms = 2.4 s = 38 400 samples.
+        let young = Situation {
+            interval_ns: 960 * MS,
+            stream_samples: Some(38_399),
+            ..behind(9000)
+        };
+        assert!(!p.must_skip(&young, aged(9000)));
+        let grown = Situation {
+            stream_samples: Some(38_400),
+            ..young
+        };
+        assert!(p.must_skip(&grown, aged(9000)));
     }
 }

@@ -90,7 +90,7 @@ impl Settings {
                     .build(),
                 glib::ParamSpecUInt::builder("max-decode-interval")
                     .nick("Longest decode interval (ms)")
-                    .blurb("Live input the model falls behind: the decode interval doubles up to this (ms) before overload skips audio; longer costs less per second, times words more coarsely. 0 (or decode-interval or less): never")
+                    .blurb("Live input the model falls behind: the decode interval doubles up to this (ms) before overload skips audio; longer costs less per second, words come later and are timed more coarsely. 0 (or decode-interval or less): never")
                     .maximum(*voxtral::DECODE_INTERVAL_RANGE.end())
                     .default_value(d.max_decode_interval_ms)
                     .mutable_ready()

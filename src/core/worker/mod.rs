@@ -457,6 +457,7 @@ impl Worker {
             lag_ns: self.inbox.stats().lag().nseconds(),
             stream_samples: self.active.as_ref().map(|_| self.stream.samples_received()),
             stretched_out: self.cadence.at_bound(),
+            interval_ns: u64::from(self.cadence.interval_ms()) * 1_000_000,
         };
         let age = || {
             let (pts, now) = pts.zip(self.report.running_time())?;

@@ -6,6 +6,28 @@ fn main() {
     if env::var_os("CARGO_FEATURE_CUDA").is_some() {
         link_cuda_libraries();
     }
+    plugin_runpath();
+}
+
+/// The `dynamic-backends` build (the Debian package): where the installed
+/// plugin finds libtranscribe and ggml's modules, a private folder next to
+/// GStreamer's plugin folder, `$ORIGIN/../gst-plugin-voxtralrt`
+/// (scripts/package), or VOXTRALRT_RPATH. Only the plugin gets it; the
+/// static default build needs none.
+///
+/// No `rerun-if-env-changed` here: any `rerun-if` line makes cargo rerun
+/// this script only for what those lines name, and then the plugin's
+/// COMMIT_ID (gst-plugin-version-helper) would go stale. The feature is part
+/// of cargo's fingerprint, and scripts/package sets the same path each time.
+fn plugin_runpath() {
+    if env::var_os("CARGO_FEATURE_DYNAMIC_BACKENDS").is_none() {
+        return;
+    }
+    let path = env::var("VOXTRALRT_RPATH")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "$ORIGIN/../gst-plugin-voxtralrt".to_owned());
+    println!("cargo:rustc-link-arg-cdylib=-Wl,-rpath,{path}");
 }
 
 /// The CUDA libraries ggml-cuda links (runtime, cuBLAS, the driver), as

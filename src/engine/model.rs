@@ -53,6 +53,7 @@ impl Backend {
 
     /// Whether this build and machine can serve the backend at all.
     pub fn is_available(self) -> bool {
+        init_backends();
         match self {
             Backend::Auto | Backend::Cpu => true,
             // SAFETY: a plain query without pointers.
@@ -300,6 +301,29 @@ fn check_file(path: &Path) -> Result<FrameGeometry, Error> {
     }
 }
 
+/// Registers the compute backends once per process. A `dynamic-backends`
+/// build (the Debian package, docs/gpu.md) has no backend compiled in: ggml's
+/// CPU variants (one module per x86-64 tier, the best one for this CPU picked
+/// at run time) and any GPU module are loaded from the directory that holds
+/// libtranscribe. In the default static build this is a no-op.
+fn init_backends() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        // SAFETY: no arguments; the library resolves its own directory.
+        let status = unsafe { ffi::transcribe_init_backends_default() };
+        if status != ffi::transcribe_status::TRANSCRIBE_OK {
+            // Said where it can be seen; the model load then fails with the
+            // backend's own error.
+            gst::error!(
+                log::CAT,
+                "transcribe.cpp found no compute backend modules next to libtranscribe ({}): \
+                 is the package complete?",
+                status_name(status)
+            );
+        }
+    });
+}
+
 fn check_backend(spec: &ModelSpec) -> Result<(), Error> {
     if spec.backend.is_available() {
         return Ok(());
@@ -336,6 +360,7 @@ fn build_hint(backend: Backend) -> Option<&'static str> {
 
 /// The devices the runtime has, by index, name and kind.
 fn devices_found() -> String {
+    init_backends();
     // SAFETY: plain queries; handles and their strings are runtime-owned and
     // live for the process.
     let names: Vec<String> = unsafe {
@@ -375,6 +400,7 @@ fn devices_found() -> String {
 }
 
 fn device_handle(spec: &ModelSpec) -> Result<ffi::transcribe_device_t, Error> {
+    init_backends();
     let Some(index) = spec.device else {
         return Ok(std::ptr::null_mut());
     };
@@ -393,6 +419,7 @@ pub(crate) fn load_file(
     path: &Path,
     spec: &ModelSpec,
 ) -> Result<NonNull<ffi::transcribe_model>, Error> {
+    init_backends();
     let c_path = path
         .to_str()
         .and_then(|p| CString::new(p).ok())

@@ -183,6 +183,12 @@ mod with_the_elements {
     /// empty cell), an enum by its nick, a number or a boolean as text.
     fn default_text(pspec: &gst::glib::ParamSpec) -> String {
         let value = pspec.default_value();
+        // Boxed and object values (stats, samples) have no default a guide
+        // writes, and serializing their NULL is a GStreamer CRITICAL.
+        let kind = value.type_();
+        if kind.is_a(gst::glib::Type::BOXED) || kind.is_a(gst::glib::Type::OBJECT) {
+            return String::new();
+        }
         if let Ok(s) = value.get::<Option<String>>() {
             return s.unwrap_or_default();
         }

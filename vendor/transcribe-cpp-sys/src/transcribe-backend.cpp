@@ -226,6 +226,30 @@ void safe_sched_free(ggml_backend_sched_t sched) noexcept {
     forget_sched_scratch(sched);
 }
 
+void SessionBackends::free() noexcept {
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+        safe_backend_free(*it);
+    }
+    list.clear();
+}
+
+ggml_backend_sched_t new_session_sched(const BackendPlan & plan, SessionBackends & backends) {
+    if (backends.list.empty()) {
+        for (ggml_backend_t shared : plan.scheduler_list) {
+            ggml_backend_t own = ggml_backend_dev_init(ggml_backend_get_device(shared), nullptr);
+            if (own == nullptr) {
+                log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "session backends: could not start a %s backend",
+                        ggml_backend_name(shared));
+                backends.free();
+                return nullptr;
+            }
+            backends.list.push_back(own);
+        }
+    }
+    return ggml_backend_sched_new(backends.list.data(), nullptr, static_cast<int>(backends.list.size()), 16384,
+                                  false, true);
+}
+
 void release_compute_scratch(ggml_backend_sched_t & sched, struct ggml_context *& compute_ctx) noexcept {
     safe_sched_free(sched);
     sched = nullptr;

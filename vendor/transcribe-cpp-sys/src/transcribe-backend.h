@@ -96,6 +96,23 @@ void safe_backend_free(ggml_backend_t backend) noexcept;
 void safe_buffer_free(ggml_backend_buffer_t buffer) noexcept;
 void safe_sched_free(ggml_backend_sched_t sched) noexcept;
 
+// A session's own instance of every backend in a model's plan. A ggml backend
+// keeps per-compute state (the CPU backend's work buffer, which each compute
+// grows and overwrites, and its thread count), so two sessions of one model
+// that computed on the model's backend instances at the same time would race.
+// With instances of their own, sessions of one model run in parallel, as the
+// public threading contract says; the weights stay where the model put them
+// (a backend reads any buffer of its device). Freed in reverse order.
+struct SessionBackends {
+    std::vector<ggml_backend_t> list;
+
+    void free() noexcept;
+};
+
+// A scheduler over the session's backends, created from `plan` on first use
+// (same devices, same priority order as plan.scheduler_list). NULL on failure.
+ggml_backend_sched_t new_session_sched(const BackendPlan & plan, SessionBackends & backends);
+
 // Release a session's per-run compute scratch: the scheduler (whose
 // allocator only ever grows) first, then the no_alloc graph context. Both
 // are nulled; families re-create them lazily on the next run. Used by

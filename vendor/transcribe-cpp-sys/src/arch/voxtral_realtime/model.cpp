@@ -50,6 +50,9 @@ static_assert(std::is_base_of_v<transcribe_model, Model>);
 static_assert(std::is_base_of_v<transcribe_session, Session>);
 
 Session::~Session() {
+    // The scheduler references this session's backends: free it before them.
+    transcribe::release_compute_scratch(sched, compute_ctx);
+    backends.free();
     kv_cache.free();
     kv_cache_batch.free();
     enc_kv.free();
@@ -405,8 +408,7 @@ transcribe_status compute_ada_scales(Session * cc, Model * cm, int num_delay) {
     ggml_build_forward_expand(gf, acc);
 
     if (cc->sched == nullptr) {
-        cc->sched = ggml_backend_sched_new(cm->plan.scheduler_list.data(), nullptr,
-                                           static_cast<int>(cm->plan.scheduler_list.size()), 16384, false, true);
+        cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
         if (cc->sched == nullptr) {
             ggml_free(ctx);
             return TRANSCRIBE_ERR_BACKEND;
@@ -523,8 +525,7 @@ transcribe_status forward_buffer(Session *     cc,
 
     // ----- Encoder + projector (whole clip) -----
     if (cc->sched == nullptr) {
-        cc->sched = ggml_backend_sched_new(cm->plan.scheduler_list.data(), nullptr,
-                                           static_cast<int>(cm->plan.scheduler_list.size()), 16384, false, true);
+        cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
         if (cc->sched == nullptr) {
             return TRANSCRIBE_ERR_BACKEND;
         }
@@ -1295,8 +1296,7 @@ transcribe_status stream_run_graph(Session *                     cc,
                                    const std::function<void()> & set_inputs,
                                    int64_t *                     out_compute_us = nullptr) {
     if (cc->sched == nullptr) {
-        cc->sched = ggml_backend_sched_new(cm->plan.scheduler_list.data(), nullptr,
-                                           static_cast<int>(cm->plan.scheduler_list.size()), 16384, false, true);
+        cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
         if (cc->sched == nullptr) {
             return TRANSCRIBE_ERR_BACKEND;
         }
@@ -1731,8 +1731,7 @@ transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool *
             return TRANSCRIBE_ERR_GGUF;
         }
         if (cc->sched == nullptr) {
-            cc->sched = ggml_backend_sched_new(cm->plan.scheduler_list.data(), nullptr,
-                                               static_cast<int>(cm->plan.scheduler_list.size()), 16384, false, true);
+            cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
             if (cc->sched == nullptr) {
                 return TRANSCRIBE_ERR_BACKEND;
             }
@@ -2269,8 +2268,7 @@ transcribe_status run_batch(transcribe_session *          session,
     }
 
     if (cc->sched == nullptr) {
-        cc->sched = ggml_backend_sched_new(cm->plan.scheduler_list.data(), nullptr,
-                                           static_cast<int>(cm->plan.scheduler_list.size()), 16384, false, true);
+        cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
         if (cc->sched == nullptr) {
             return TRANSCRIBE_ERR_BACKEND;
         }

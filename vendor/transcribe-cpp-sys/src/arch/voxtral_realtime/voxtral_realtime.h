@@ -64,6 +64,10 @@ struct Model final : public transcribe_model {
 };
 
 struct Session final : public transcribe_session {
+    // Backend instances of this session's own (see SessionBackends): sessions
+    // of one model stream in parallel.
+    transcribe::SessionBackends backends;
+
     transcribe::causal_lm::KvCache kv_cache;
 
     // Offline batched decode (transcribe_run_batch): a batched KV cache with one

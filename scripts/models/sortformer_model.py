@@ -7,11 +7,11 @@ be loaded and run where the real weights cannot be downloaded: to test the
 plumbing (``--tiny``) and to measure what the real model costs (the default,
 every dimension the real model's).
 
-Usage (normally through scripts/make-sortformer-model, which finds or makes a
-Python with the packages)::
+Usage (normally through scripts/models/make-sortformer-model, which finds or
+makes a Python with the packages)::
 
-    python3 scripts/sortformer_model.py [--tiny] [--dtype f16|f32|q8_0]
-                                        [--seed N] [--out PATH]
+    python3 scripts/models/sortformer_model.py [--tiny] [--dtype f16|f32|q8_0]
+                                               [--seed N] [--out PATH]
 
 Needs the PyPI packages ``gguf`` and ``numpy`` (tests/fixtures/requirements.txt);
 with those exact versions the output is byte-for-byte reproducible for a seed.
@@ -69,7 +69,7 @@ except ImportError:  # pragma: no cover - the wrapper script sees to it
     sys.exit("sortformer_model.py needs the PyPI packages gguf and numpy:\n"
              "  pip install -r tests/fixtures/requirements.txt")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/models/ -> the repository
 ARCH = "sortformer"
 DEFAULT_SEED = 20260433
 
@@ -337,6 +337,8 @@ def main() -> None:
     part = out.with_name(out.name + ".part")
     w = gguf.GGUFWriter(part, ARCH)
     w.add_string("general.name", f"sortformer {label} stand-in ({args.dtype}, random)")
+    # The wrapper's path before scripts/models/, kept: the fixture's sha256
+    # (tests/fixtures/README-sortformer-tiny.md) stays the same.
     w.add_string("general.description",
                  "Random weights in the Streaming Sortformer 4spk v2.1 layout: diarizes "
                  "nothing. Written by scripts/make-sortformer-model.")

@@ -7,10 +7,10 @@ and the decoder) on machines that cannot download the real weights. Every
 hyperparameter and every tensor shape is the real model's, so transcribe.cpp
 does the same work per 80 ms token as with the published GGUF.
 
-Usage (normally through scripts/make-real-shape-model, which finds or makes a
-Python with the packages)::
+Usage (normally through scripts/models/make-real-shape-model, which finds or
+makes a Python with the packages)::
 
-    python3 scripts/real_shape_model.py [--quant q4_k|q8_0] [--seed N] [--out PATH]
+    python3 scripts/models/real_shape_model.py [--quant q4_k|q8_0] [--seed N] [--out PATH]
 
 Needs the PyPI packages ``gguf`` and ``numpy`` (tests/fixtures/requirements.txt).
 
@@ -56,7 +56,7 @@ except ImportError:  # pragma: no cover - the wrapper script sees to it
     sys.exit("real_shape_model.py needs the PyPI packages gguf and numpy:\n"
              "  pip install -r tests/fixtures/requirements.txt")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # scripts/models/ -> the repository
 sys.dont_write_bytecode = True  # no __pycache__ in tests/fixtures
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 import make_tiny_model as tiny  # noqa: E402  (hparams and tokenizer writers)
@@ -364,6 +364,8 @@ def main() -> None:
     part = out.with_name(out.name + ".part")
     w = gguf.GGUFWriter(part, tiny.ARCH)
     w.add_string("general.name", f"voxtral-realtime same-shape stand-in ({args.quant}, random)")
+    # The wrapper's path before scripts/models/, kept: a file written after
+    # the move is byte for byte the one written before.
     w.add_string("general.description",
                  "Random weights in the real Voxtral Mini 4B Realtime shapes: transcribes "
                  "nothing, exists to measure cost. Written by scripts/make-real-shape-model.")

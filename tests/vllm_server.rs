@@ -523,7 +523,7 @@ fn two_real_vllm_servers_in_url_take_over_from_a_killed_or_refusing_one() {
 /// Time from a fault on the serving server to the other server's first
 /// answer, over `runs` runs: a kill (SIGKILL, the killed server started
 /// again for the next run) and a stall (SIGSTOP, `server-timeout=2000`).
-/// Run by scripts/bench-failover; prints the rows of docs/benchmarks.md.
+/// Run by scripts/bench/failover; prints the rows of docs/benchmarks.md.
 #[test]
 #[ignore]
 fn failover_times() {

@@ -403,7 +403,7 @@ def main() -> None:
     print(f"wrote {out}: {out.stat().st_size / 2**30:.2f} GiB in {time.monotonic() - t0:.1f} s, "
           f"peak RSS {peak_mib:.0f} MiB")
     print("Random weights: it transcribes nothing. Use it to measure cost, e.g.\n"
-          f"  scripts/bench --model {out} --threads 2 --audio-secs 10 --reps 1 --sections 1")
+          f"  scripts/bench/voxtralrt --model {out} --threads 2 --audio-secs 10 --reps 1 --sections 1")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 //! gst-plugins-rs 0.15's consumers of `voxtralrttranscriber`, in one run
-//! (scripts/interop/run, on GStreamer 1.24 or newer):
+//! (scripts/checks/interop/run, on GStreamer 1.24 or newer):
 //!
 //! - `tttocea608`/`tttocea708` `speaker-prefix` and `textaccumulate` on
 //!   its `rstranscribe/speaker-change` events (speakers.rs);

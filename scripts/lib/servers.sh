@@ -1,15 +1,17 @@
 # shellcheck shell=bash
 # scripts/lib/servers.sh: what the test servers of scripts/servers/ share
 # (vllm-server, llama-server), sourced by them, not run by itself: their
-# messages, the venv they install into, their path/start/stop commands and
-# their usage.
+# messages, the venv they install into, the dispatch of their commands, path,
+# start, stop and their usage.
 #
 # The script sets, before sourcing:
 #   NAME      its name in messages (vllm-server)
 #   HOME_DIR  where it installs (its server-PORT.log and .pid go there too)
 #   VENV      its virtual environment
 #   PORT      the port a server listens on
-# and defines `installed` (true when everything is in place).
+# and defines `installed` (true when everything is in place), `install`, and
+# a function `command_NAME` for each of its other commands; it ends with
+# `server_main "$@"`.
 
 say() { printf '%s: %s\n' "$NAME" "$*" >&2; }
 die() { printf '%s: ERROR: %s\n' "$NAME" "$*" >&2; exit 1; }
@@ -67,6 +69,25 @@ server_stop() {
     [ -f "$pidf" ] || die "no server started on port $PORT"
     kill -- -"$(cat "$pidf")" 2>/dev/null || kill "$(cat "$pidf")" 2>/dev/null || true
     rm -f "$pidf"
+}
+
+# server_main ARGS...: the command ARGS names. install, path and stop are
+# every server's; any other is the script's `command_NAME`, run with the
+# rest of ARGS once `installed` says yes. None, or a name without such a
+# function: the usage.
+server_main() {
+    local cmd="${1:-}"
+    [ $# -gt 0 ] && shift
+    case "$cmd" in
+        install) install ;;
+        path) server_path ;;
+        stop) server_stop ;;
+        *)
+            [[ "$cmd" =~ ^[a-z]+$ ]] && declare -F "command_$cmd" >/dev/null || server_usage
+            need_installed
+            "command_$cmd" "$@"
+            ;;
+    esac
 }
 
 # No or an unknown command: the script's header (line 2 to `set -euo`) on

@@ -26,6 +26,7 @@ use gst::subclass::prelude::*;
 
 use super::caps;
 use super::CAT;
+use crate::core::stats::field;
 use crate::core::styled::add_subtitle_stats;
 use crate::settings::{FileSettings, Settings, SettingsCell, SubtitleFormat};
 use crate::speakers::{check_name, SPEAKER_CHANGE_EVENT};
@@ -493,7 +494,7 @@ impl ObjectImpl for SubEnc {
             let (counts, invalid) = *self.counts.lock().unwrap();
             let mut stats = gst::Structure::new_empty("stats");
             add_subtitle_stats(&mut stats, counts);
-            stats.set("invalid-utf8-buffers", invalid);
+            stats.set(field::INVALID_UTF8_BUFFERS, invalid);
             return stats.to_value();
         }
         let files = self.files.lock().unwrap().property(pspec);

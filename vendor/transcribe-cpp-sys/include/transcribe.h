@@ -1071,12 +1071,25 @@ TRANSCRIBE_API transcribe_device_t transcribe_model_device(const struct transcri
  *
  *          Setting the TRANSCRIBE_NO_MMAP environment variable (to anything
  *          but "0") forces no_mmap for every load in the process.
+ *
+ * no_cpu_repack: false (the default) lets a model whose weights run on the
+ *          CPU keep its matmul weights in ggml's CPU repack layout, laid out
+ *          once at load for the GEMM kernels instead of on every product,
+ *          where the family supports it and the CPU has a layout for the
+ *          weight's type (x86 with AVX2: Q4_0, Q4_K, IQ4_NL, MXFP4; Arm with
+ *          dot product or int8 matmul: more). Repacked weights are a copy in
+ *          anonymous memory, not pages of the mapped file, and loading takes
+ *          longer by the repacking. true keeps every weight in the file's
+ *          layout. The TRANSCRIBE_NO_CPU_REPACK environment variable (to
+ *          anything but "0") forces it for every load in the process.
+ *          transcribe_model_get_memory says what was repacked.
  */
 struct transcribe_model_load_params {
     uint64_t                   struct_size;
     transcribe_backend_request backend;
     transcribe_device_t        device;
     bool                       no_mmap;
+    bool                       no_cpu_repack;
 };
 
 TRANSCRIBE_API void transcribe_model_load_params_init(struct transcribe_model_load_params * params);
@@ -1597,6 +1610,28 @@ TRANSCRIBE_API const char * transcribe_model_meta_val_str(const struct transcrib
 TRANSCRIBE_API transcribe_status transcribe_model_load_file(const char *                                path,
                                                             const struct transcribe_model_load_params * params,
                                                             struct transcribe_model **                  out_model);
+
+/*
+ * Where a loaded model's weights live, in bytes (output struct: initialize it
+ * with transcribe_model_memory_init). A family that does not report it
+ * leaves every field zero.
+ *
+ *   mapped_bytes:   pages of the memory-mapped model file (shared, clean)
+ *   copied_bytes:   copied into backend memory in the file's layout
+ *   repacked_bytes: copied into ggml's CPU repack layout (see no_cpu_repack)
+ *   n_repacked:     tensors in the CPU repack layout
+ */
+struct transcribe_model_memory {
+    uint64_t struct_size;
+    uint64_t mapped_bytes;
+    uint64_t copied_bytes;
+    uint64_t repacked_bytes;
+    int32_t  n_repacked;
+};
+
+TRANSCRIBE_API void              transcribe_model_memory_init(struct transcribe_model_memory * memory);
+TRANSCRIBE_API transcribe_status transcribe_model_get_memory(const struct transcribe_model * model,
+                                                             struct transcribe_model_memory * out_memory);
 
 /*
  * Free a model. Only valid after every session derived from this model

@@ -454,11 +454,99 @@ void WeightStorage::reset() noexcept {
     mapped_buffer_ = nullptr;
     safe_buffer_free(copy_buffer_);
     copy_buffer_ = nullptr;
+    safe_buffer_free(repack_buffer_);
+    repack_buffer_ = nullptr;
+    counts_        = WeightCounts{};
     file_.reset();
 }
 
 bool WeightStorage::is_mapped(const ggml_tensor * t) const noexcept {
     return t != nullptr && mapped_buffer_ != nullptr && t->buffer == mapped_buffer_;
+}
+
+bool WeightStorage::is_repacked(const ggml_tensor * t) const noexcept {
+    return t != nullptr && repack_buffer_ != nullptr && t->buffer == repack_buffer_;
+}
+
+ggml_backend_buffer_type_t cpu_repack_buffer_type(const BackendPlan & plan, const transcribe_model_load_params * params) {
+    if (plan.primary_kind != BackendKind::Cpu || plan.primary == nullptr) {
+        return nullptr;
+    }
+    if ((params != nullptr && params->no_cpu_repack) || env::flag("TRANSCRIBE_NO_CPU_REPACK")) {
+        return nullptr;
+    }
+    // Through the registry, so a build whose CPU code is a loadable module
+    // (GGML_BACKEND_DL) finds the type of the module picked for this CPU.
+    ggml_backend_dev_t dev = ggml_backend_get_device(plan.primary);
+    ggml_backend_reg_t reg = dev != nullptr ? ggml_backend_dev_backend_reg(dev) : nullptr;
+    if (reg == nullptr) {
+        return nullptr;
+    }
+    auto extra_bufts = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(
+        ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts"));
+    if (extra_bufts == nullptr) {
+        return nullptr;
+    }
+    for (ggml_backend_buffer_type_t * it = extra_bufts(dev); it != nullptr && *it != nullptr; ++it) {
+        if (std::strcmp(ggml_backend_buft_name(*it), "CPU_REPACK") == 0) {
+            return *it;
+        }
+    }
+    return nullptr;
+}
+
+bool cpu_repack_accepts(ggml_backend_buffer_type_t buft, const ggml_tensor * t) {
+    if (buft == nullptr || t == nullptr || ggml_n_dims(t) != 2 || !ggml_is_contiguous(t)) {
+        return false;
+    }
+    ggml_init_params params{};
+    params.mem_size = 3 * ggml_tensor_overhead();
+    params.no_alloc = true;
+    ggml_context * ctx = ggml_init(params);
+    if (ctx == nullptr) {
+        return false;
+    }
+    // The device decides from the weight's buffer type, so the stand-in
+    // weight sits in an empty buffer of that type.
+    ggml_backend_buffer_t empty  = ggml_backend_buft_alloc_buffer(buft, 0);
+    ggml_tensor *         weight = ggml_new_tensor_2d(ctx, t->type, t->ne[0], t->ne[1]);
+    weight->buffer               = empty;
+    ggml_tensor * x              = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, t->ne[0], 8);
+    ggml_tensor * product        = ggml_mul_mat(ctx, weight, x);
+    const bool    accepted       = ggml_backend_dev_supports_op(ggml_backend_buft_get_device(buft), product);
+    ggml_free(ctx);
+    safe_buffer_free(empty);
+    return accepted;
+}
+
+ggml_backend_buffer_t allocate_in_repack_buffer(ggml_backend_buffer_type_t         buft,
+                                                const std::vector<ggml_tensor *> & tensors) {
+    if (buft == nullptr || tensors.empty()) {
+        return nullptr;
+    }
+    const size_t align = ggml_backend_buft_get_alignment(buft);
+    size_t       size  = align;  // the allocator may start past the base to align it
+    for (const ggml_tensor * t : tensors) {
+        size += GGML_PAD(ggml_backend_buft_get_alloc_size(buft, t), align);
+    }
+    ggml_backend_buffer_t buffer = ggml_backend_buft_alloc_buffer(buft, size);
+    if (buffer == nullptr) {
+        return nullptr;
+    }
+    ggml_tallocr talloc = ggml_tallocr_new(buffer);
+    for (ggml_tensor * t : tensors) {
+        if (ggml_tallocr_alloc(&talloc, t) != GGML_STATUS_SUCCESS) {
+            for (ggml_tensor * u : tensors) {
+                u->buffer = nullptr;
+                u->data   = nullptr;
+                u->extra  = nullptr;
+            }
+            safe_buffer_free(buffer);
+            return nullptr;
+        }
+    }
+    ggml_backend_buffer_set_usage(buffer, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    return buffer;
 }
 
 bool mmap_allowed(const transcribe_model_load_params * params) {
@@ -602,6 +690,45 @@ transcribe_status map_weights(const std::string &     path,
     return TRANSCRIBE_OK;
 }
 
+// Puts the candidates the CPU repack buffer type accepts into one buffer of
+// that type. Nothing here is an error: a weight that cannot be repacked is
+// mapped or copied as usual, and the log says what happened.
+void allocate_repacked_weights(const std::vector<ggml_tensor *> &   candidates,
+                               const BackendPlan &                  plan,
+                               const transcribe_model_load_params * params,
+                               const char *                         error_tag,
+                               ggml_backend_buffer_t &              out_buffer,
+                               WeightCounts &                       counts) {
+    ggml_backend_buffer_type_t buft = cpu_repack_buffer_type(plan, params);
+    if (buft == nullptr || candidates.empty()) {
+        return;
+    }
+    std::vector<ggml_tensor *> accepted;
+    size_t                     bytes = 0;
+    for (ggml_tensor * t : candidates) {
+        if (t != nullptr && t->data == nullptr && t->buffer == nullptr && t->view_src == nullptr &&
+            cpu_repack_accepts(buft, t)) {
+            accepted.push_back(t);
+            bytes += ggml_nbytes(t);
+        }
+    }
+    if (accepted.empty()) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_INFO, "%s: no weight has a CPU repack layout on this CPU (%zu candidates)",
+                error_tag, candidates.size());
+        return;
+    }
+    out_buffer = allocate_in_repack_buffer(buft, accepted);
+    if (out_buffer == nullptr) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_WARN, "%s: could not allocate %.1f MiB for repacked weights; keeping their layout",
+                error_tag, bytes / k_mib);
+        return;
+    }
+    counts.n_repacked     = accepted.size();
+    counts.repacked_bytes = bytes;
+    log_msg(TRANSCRIBE_LOG_LEVEL_INFO, "%s: %zu of %zu matmul weights (%.1f MiB) repacked for the CPU at load", error_tag,
+            accepted.size(), candidates.size(), bytes / k_mib);
+}
+
 }  // namespace
 
 transcribe_status allocate_copied_weights(ggml_context *      ctx_meta,
@@ -640,11 +767,16 @@ transcribe_status allocate_weights(const std::string &                  path,
                                    const BackendPlan &                  plan,
                                    const transcribe_model_load_params * params,
                                    const char *                         error_tag,
-                                   WeightStorage &                      out) {
+                                   WeightStorage &                      out,
+                                   const std::vector<ggml_tensor *> *   repack_candidates) {
     if (plan.primary == nullptr || gguf_data == nullptr || ctx_meta == nullptr) {
         return TRANSCRIBE_ERR_INVALID_ARG;
     }
     ggml_backend_dev_t dev = ggml_backend_get_device(plan.primary);
+
+    if (repack_candidates != nullptr) {
+        allocate_repacked_weights(*repack_candidates, plan, params, error_tag, out.repack_buffer_, out.counts_);
+    }
 
     std::string why;
     MapCounts   counts;
@@ -671,6 +803,8 @@ transcribe_status allocate_weights(const std::string &                  path,
             copied_bytes += ggml_nbytes(t);
         }
     }
+    out.counts_.mapped_bytes = counts.mapped_bytes;
+    out.counts_.copied_bytes = copied_bytes;
     if (counts.n_mapped == 0) {
         log_msg(TRANSCRIBE_LOG_LEVEL_INFO, "%s: weights copied: %.1f MiB in %s (%s)", error_tag, copied_bytes / k_mib,
                 out.copy_buffer_ != nullptr ? ggml_backend_buffer_name(out.copy_buffer_) : "-", why.c_str());
@@ -701,8 +835,10 @@ transcribe_status load_weights(const std::string &                  path,
                                const BackendPlan &                  plan,
                                const transcribe_model_load_params * params,
                                const char *                         error_tag,
-                               WeightStorage &                      out) {
-    if (const transcribe_status st = allocate_weights(path, gguf_data, ctx_meta, plan, params, error_tag, out);
+                               WeightStorage &                      out,
+                               const std::vector<ggml_tensor *> *   repack_candidates) {
+    if (const transcribe_status st =
+            allocate_weights(path, gguf_data, ctx_meta, plan, params, error_tag, out, repack_candidates);
         st != TRANSCRIBE_OK) {
         return st;
     }
@@ -752,6 +888,22 @@ transcribe_status stream_tensor_data(const std::string &   path,
         if (!fin) {
             log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "%s: seek failed for tensor \"%s\"", error_tag, t->name);
             return TRANSCRIBE_ERR_GGUF;
+        }
+
+        // A repacked weight is laid out as it is uploaded, so it takes all its
+        // bytes in one call.
+        if (skip != nullptr && skip->is_repacked(t)) {
+            if (staging.size() < nbytes) {
+                staging.resize(nbytes);
+            }
+            fin.read(reinterpret_cast<char *>(staging.data()), static_cast<std::streamsize>(nbytes));
+            if (!fin) {
+                log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "%s: short read for tensor \"%s\" (%zu bytes)", error_tag, t->name,
+                        nbytes);
+                return TRANSCRIBE_ERR_GGUF;
+            }
+            ggml_backend_tensor_set(t, staging.data(), 0, nbytes);
+            continue;
         }
 
         // Host buffers (the CPU) take the file bytes directly: no staging

@@ -96,6 +96,14 @@ transcribe_status init_backends(transcribe_backend_request requested,
 // fuse_batch_norm and promote_conv_pw_f16_to_f32_on_cpu do. A family should
 // never write a ctx_meta tensor after load anyway: weights are shared by
 // every session on the model.
+// What a model's weights take, by where they live (bytes and tensors).
+struct WeightCounts {
+    size_t mapped_bytes   = 0;  // pages of the memory-mapped file
+    size_t copied_bytes   = 0;  // copied into backend memory (ordinary layout)
+    size_t repacked_bytes = 0;  // copied into the CPU repack layout
+    size_t n_repacked     = 0;
+};
+
 class WeightStorage {
   public:
     WeightStorage() = default;
@@ -115,6 +123,13 @@ class WeightStorage {
     // True when `t`'s data lives in the file mapping.
     bool is_mapped(const ggml_tensor * t) const noexcept;
 
+    // True when `t` lives in the CPU repack buffer: it must be uploaded whole
+    // (one ggml_backend_tensor_set of all its bytes) and cannot be read back.
+    bool is_repacked(const ggml_tensor * t) const noexcept;
+
+    // What the weights take, by kind of storage (see WeightCounts).
+    const WeightCounts & counts() const noexcept { return counts_; }
+
   private:
     friend transcribe_status allocate_weights(const std::string &                  path,
                                               const gguf_context *                 gguf_data,
@@ -122,7 +137,8 @@ class WeightStorage {
                                               const BackendPlan &                  plan,
                                               const transcribe_model_load_params * params,
                                               const char *                         error_tag,
-                                              WeightStorage &                      out);
+                                              WeightStorage &                      out,
+                                              const std::vector<ggml_tensor *> *   repack_candidates);
     friend transcribe_status allocate_copied_weights(ggml_context *      ctx_meta,
                                                      const BackendPlan & plan,
                                                      const char *        error_tag,
@@ -131,7 +147,32 @@ class WeightStorage {
     MappedFile            file_;
     ggml_backend_buffer_t mapped_buffer_ = nullptr;
     ggml_backend_buffer_t copy_buffer_   = nullptr;
+    ggml_backend_buffer_t repack_buffer_ = nullptr;
+    WeightCounts          counts_;
 };
+
+// ggml-cpu's buffer type for weights kept in its repack (GEMM) layout
+// ("CPU_REPACK"), when a load may use it: the primary backend is the CPU,
+// neither params->no_cpu_repack nor the TRANSCRIBE_NO_CPU_REPACK environment
+// flag is set, and the CPU backend offers it. NULL otherwise.
+//
+// Why: a matmul on a weight in an ordinary buffer reads it in the file's
+// block layout, and ggml's tiled K-quant path unpacks the whole weight on
+// every call; a repacked weight is laid out for the GEMM kernels once, at
+// load. The cost: repacked weights are a copy in anonymous memory, not pages
+// of the mapped file.
+ggml_backend_buffer_type_t cpu_repack_buffer_type(const BackendPlan & plan, const transcribe_model_load_params * params);
+
+// Whether `buft` (a cpu_repack_buffer_type) has a layout for a 2-D weight of
+// `t`'s type and shape multiplied by F32 activations on this CPU: a probe of
+// the CPU device with a stand-in matmul, as ggml decides at compute time.
+bool cpu_repack_accepts(ggml_backend_buffer_type_t buft, const ggml_tensor * t);
+
+// Allocates the tensors of `tensors` in one buffer of `buft`; each must be
+// uploaded whole afterwards. Returns the buffer (NULL, with nothing
+// allocated, when `tensors` is empty or the allocation fails).
+ggml_backend_buffer_t allocate_in_repack_buffer(ggml_backend_buffer_type_t         buft,
+                                                const std::vector<ggml_tensor *> & tensors);
 
 // Whether a load may memory-map weights: false when params->no_mmap is set
 // or the TRANSCRIBE_NO_MMAP environment flag is on. `params` may be NULL
@@ -151,8 +192,14 @@ bool mmap_allowed(const transcribe_model_load_params * params);
 // CUDA, ROCm upload into device memory), goes into an ordinary buffer.
 // Mapping failures are not errors: they log and fall back to copying.
 //
+// With `repack_candidates` (a family's matmul weights that nothing reads
+// back or gathers rows from) and a cpu_repack_buffer_type(plan, params), the
+// candidates that type accepts go into one repack buffer first, and the rest
+// is mapped or copied as above.
+//
 // Follow with stream_tensor_data(..., &out) (or a family streamer that skips
-// out.is_mapped(t)) to fill the copied tensors. load_weights does both.
+// out.is_mapped(t) and uploads out.is_repacked(t) whole) to fill the copied
+// tensors. load_weights does both.
 //
 // Returns TRANSCRIBE_OK, TRANSCRIBE_ERR_OOM when the copy buffer cannot be
 // allocated, or TRANSCRIBE_ERR_BACKEND when the device rejects a mapped
@@ -164,7 +211,8 @@ transcribe_status allocate_weights(const std::string &                  path,
                                    const BackendPlan &                  plan,
                                    const transcribe_model_load_params * params,
                                    const char *                         error_tag,
-                                   WeightStorage &                      out);
+                                   WeightStorage &                      out,
+                                   const std::vector<ggml_tensor *> *   repack_candidates = nullptr);
 
 // Allocate every still-unallocated tensor in `ctx_meta` in an ordinary
 // buffer on plan.primary (no mapping). For loaders whose weights are not
@@ -176,8 +224,8 @@ transcribe_status allocate_copied_weights(ggml_context *      ctx_meta,
 
 // Stream tensor data from the GGUF data section on disk into
 // already-allocated backend buffer slots: read straight into host buffers,
-// uploaded through ggml_backend_tensor_set in bounded (16 MiB) chunks
-// otherwise. Tensors that `skip` maps are left alone (they already hold the
+// uploaded whole into `skip`'s repack buffer, uploaded through
+// ggml_backend_tensor_set in bounded (16 MiB) chunks otherwise. Tensors that `skip` maps are left alone (they already hold the
 // file bytes); with skip == nullptr every tensor in ctx_meta is streamed.
 //
 //   path:      filesystem path to the GGUF file, reopened fresh via
@@ -208,7 +256,8 @@ transcribe_status load_weights(const std::string &                  path,
                                const BackendPlan &                  plan,
                                const transcribe_model_load_params * params,
                                const char *                         error_tag,
-                               WeightStorage &                      out);
+                               WeightStorage &                      out,
+                               const std::vector<ggml_tensor *> *   repack_candidates = nullptr);
 
 // A single F16 → F32 promotion target: `dst_slot` is a pointer into a
 // family weights struct (e.g. &block.conv_pw1_w) that currently holds

@@ -71,6 +71,10 @@ struct transcribe_model {
     // until a family binds it.
     ggml_backend_t primary_backend = nullptr;
 
+    // Where the weights live (transcribe_model_get_memory). Filled by a
+    // family's load() from its WeightStorage; zero where a family does not.
+    transcribe_model_memory memory{};
+
     // Public capabilities. Per-family load() fills this in directly,
     // calling set_languages() for the languages chain. Immutable after
     // a successful load. Zero-initialized here; the capabilities

@@ -450,6 +450,10 @@ extern "C" void transcribe_device_info_init(struct transcribe_device_info * p) {
     transcribe::init_sized(p);
 }
 
+extern "C" void transcribe_model_memory_init(struct transcribe_model_memory * p) {
+    transcribe::init_sized(p);
+}
+
 extern "C" void transcribe_backend_init_params_init(struct transcribe_backend_init_params * p) {
     transcribe::init_sized(p);
     if (p != nullptr) {
@@ -504,6 +508,7 @@ namespace {
 
 constexpr size_t k_min_model_params_size = TRANSCRIBE_FIELD_END(transcribe_model_load_params, device);
 constexpr size_t k_min_device_info_size  = TRANSCRIBE_FIELD_END(transcribe_device_info, kind);
+constexpr size_t k_min_model_memory_size = TRANSCRIBE_FIELD_END(transcribe_model_memory, n_repacked);
 
 constexpr size_t k_min_backend_init_params_size =
     TRANSCRIBE_FIELD_END(transcribe_backend_init_params, allowed_backends);
@@ -1037,6 +1042,9 @@ static transcribe_status transcribe_model_load_file_impl(const char *           
         unsigned char no_mmap_raw = 0;
         std::memcpy(&no_mmap_raw, &params_view.no_mmap, sizeof(no_mmap_raw));
         params_view.no_mmap = no_mmap_raw != 0;
+        unsigned char no_cpu_repack_raw = 0;
+        std::memcpy(&no_cpu_repack_raw, &params_view.no_cpu_repack, sizeof(no_cpu_repack_raw));
+        params_view.no_cpu_repack = no_cpu_repack_raw != 0;
     }
     params = &params_view;
 
@@ -1191,6 +1199,21 @@ extern "C" const char * transcribe_model_backend(const struct transcribe_model *
         return "";
     }
     return model->backend.c_str();
+}
+
+extern "C" transcribe_status transcribe_model_get_memory(const struct transcribe_model * model,
+                                                        struct transcribe_model_memory * out) {
+    if (model == nullptr || out == nullptr) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    if (const auto st = check_struct_size(out->struct_size, k_min_model_memory_size); st != TRANSCRIBE_OK) {
+        return st;
+    }
+    const uint64_t                 caller_size = out->struct_size;
+    struct transcribe_model_memory staged      = model->memory;
+    staged.struct_size                         = caller_size;
+    copy_out_prefix(out, &staged, caller_size, sizeof(staged));
+    return TRANSCRIBE_OK;
 }
 
 static transcribe_device_t transcribe_model_device_impl(const struct transcribe_model * model) {

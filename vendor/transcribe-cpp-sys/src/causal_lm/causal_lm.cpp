@@ -7,6 +7,7 @@
 #include "ggml.h"
 #include "transcribe-backend.h"
 #include "transcribe-env.h"
+#include "transcribe-load-common.h"
 #include "transcribe-log.h"
 #include "transcribe-repetition-guard.h"
 #include "transcribe-session.h"
@@ -831,6 +832,12 @@ void PackedGateUpHandles::free() {
         safe_buffer_free(buffer);
         buffer = nullptr;
     }
+    if (repack_buffer != nullptr) {
+        safe_buffer_free(repack_buffer);
+        repack_buffer = nullptr;
+    }
+    n_repacked     = 0;
+    repacked_bytes = 0;
     if (ctx != nullptr) {
         ggml_free(ctx);
         ctx = nullptr;
@@ -963,12 +970,62 @@ void log_alias_summary(const char * error_tag,
 
 }  // namespace
 
+namespace {
+
+// The packed tensors of `entries` that `buft` accepts, in a buffer of that
+// type, each uploaded whole from its gate and up. Returns the entries left
+// for aliasing or copying.
+std::vector<size_t> repack_gate_up(ggml_backend_buffer_type_t       buft,
+                                   const std::vector<GateUpEntry> & entries,
+                                   PackedGateUpHandles &            out_handles,
+                                   const char *                     error_tag) {
+    std::vector<size_t>        rest;
+    std::vector<size_t>        accepted;
+    std::vector<ggml_tensor *> packed;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        if (buft != nullptr && load_common::cpu_repack_accepts(buft, *entries[i].gate_up_w_out)) {
+            accepted.push_back(i);
+            packed.push_back(*entries[i].gate_up_w_out);
+        } else {
+            rest.push_back(i);
+        }
+    }
+    if (packed.empty()) {
+        return rest;
+    }
+    out_handles.repack_buffer = load_common::allocate_in_repack_buffer(buft, packed);
+    if (out_handles.repack_buffer == nullptr) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_WARN, "%s: no memory to repack gate+up; keeping their layout", error_tag);
+        rest.insert(rest.end(), accepted.begin(), accepted.end());
+        std::sort(rest.begin(), rest.end());
+        return rest;
+    }
+    std::vector<uint8_t> bytes;
+    for (const size_t i : accepted) {
+        const GateUpEntry & e          = entries[i];
+        const size_t        gate_bytes = ggml_nbytes(e.gate_w);
+        const size_t        up_bytes   = ggml_nbytes(e.up_w);
+        bytes.resize(gate_bytes + up_bytes);
+        ggml_backend_tensor_get(e.gate_w, bytes.data(), 0, gate_bytes);
+        ggml_backend_tensor_get(e.up_w, bytes.data() + gate_bytes, 0, up_bytes);
+        ggml_backend_tensor_set(*e.gate_up_w_out, bytes.data(), 0, bytes.size());
+        out_handles.repacked_bytes += bytes.size();
+        ++out_handles.n_repacked;
+    }
+    log_msg(TRANSCRIBE_LOG_LEVEL_INFO, "%s: gate+up repacked for the CPU for %zu/%zu blocks (%.1f MiB)", error_tag,
+            out_handles.n_repacked, entries.size(), static_cast<double>(out_handles.repacked_bytes) / (1024.0 * 1024.0));
+    return rest;
+}
+
+}  // namespace
+
 transcribe_status pack_gate_up(ggml_backend_t                   backend,
                                int                              hidden,
                                int                              intermediate,
                                const std::vector<GateUpEntry> & entries,
                                PackedGateUpHandles &            out_handles,
-                               const char *                     error_tag) {
+                               const char *                     error_tag,
+                               ggml_backend_buffer_type_t       repack_buft) {
     if (backend == nullptr || hidden <= 0 || intermediate <= 0 || entries.empty()) {
         log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "%s: pack_gate_up invalid args (hidden=%d intermediate=%d n=%zu)",
                 error_tag, hidden, intermediate, entries.size());
@@ -1032,7 +1089,11 @@ transcribe_status pack_gate_up(ggml_backend_t                   backend,
     size_t              skipped[k_n_skip_reasons] = {};
     copied.reserve(entries.size());
 
-    for (size_t i = 0; i < entries.size(); ++i) {
+    const std::vector<size_t> rest = repack_gate_up(repack_buft, entries, out_handles, error_tag);
+    if (rest.empty()) {
+        return TRANSCRIBE_OK;
+    }
+    for (const size_t i : rest) {
         const GateUpEntry & e          = entries[i];
         ggml_tensor *       gate_up    = *e.gate_up_w_out;
         const size_t        fused_size = ggml_nbytes(gate_up);
@@ -1054,7 +1115,7 @@ transcribe_status pack_gate_up(ggml_backend_t                   backend,
     }
 
     if (copied.empty()) {
-        log_alias_summary(error_tag, n_aliased, entries.size(), aliased_bytes, skipped);
+        log_alias_summary(error_tag, n_aliased, rest.size(), aliased_bytes, skipped);
         return TRANSCRIBE_OK;
     }
 
@@ -1082,7 +1143,7 @@ transcribe_status pack_gate_up(ggml_backend_t                   backend,
         ggml_backend_tensor_set(gate_up, buf.data(), gate_bytes, up_bytes);
     }
 
-    log_alias_summary(error_tag, n_aliased, entries.size(), aliased_bytes, skipped);
+    log_alias_summary(error_tag, n_aliased, rest.size(), aliased_bytes, skipped);
     return TRANSCRIBE_OK;
 }
 

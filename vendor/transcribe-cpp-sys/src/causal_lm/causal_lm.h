@@ -290,6 +290,11 @@ struct GateUpEntry {
 struct PackedGateUpHandles {
     ggml_context *        ctx    = nullptr;
     ggml_backend_buffer_t buffer = nullptr;
+    // The packed tensors kept in the CPU repack layout (see pack_gate_up's
+    // repack_buft), their count and bytes.
+    ggml_backend_buffer_t repack_buffer  = nullptr;
+    size_t                n_repacked     = 0;
+    size_t                repacked_bytes = 0;
 
     void free();
 };
@@ -307,6 +312,12 @@ struct PackedGateUpHandles {
 // must not outlive it. Otherwise the bytes are copied into a buffer owned by
 // `out_handles`, as before. `TRANSCRIBE_NO_GATE_UP_ALIAS` forces the copy path.
 //
+// With `repack_buft` (load_common::cpu_repack_buffer_type), the packed
+// tensors that type accepts get storage of their own in it and are uploaded
+// whole (gate's bytes, then up's): the CPU then multiplies by them in its
+// GEMM layout. Their gate/up stay where they were and are not used by the
+// graph.
+//
 // Writes `*entries[i].gate_up_w_out` to the new tensor; a buffer created here
 // is marked GGML_BACKEND_BUFFER_USAGE_WEIGHTS. Returns TRANSCRIBE_ERR_OOM on
 // allocation failure, TRANSCRIBE_ERR_GGUF on a gate/up shape or type mismatch,
@@ -317,7 +328,8 @@ transcribe_status pack_gate_up(ggml_backend_t                   backend,
                                int                              intermediate,
                                const std::vector<GateUpEntry> & entries,
                                PackedGateUpHandles &            out_handles,
-                               const char *                     error_tag = "causal_lm");
+                               const char *                     error_tag   = "causal_lm",
+                               ggml_backend_buffer_type_t       repack_buft = nullptr);
 
 // Batched greedy step loop (offline transcribe_run_batch decode).
 

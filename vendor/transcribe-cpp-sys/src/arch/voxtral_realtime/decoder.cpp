@@ -56,6 +56,13 @@ causal_lm::BlockParams to_block_params(const HParams & hp) {
     return p;
 }
 
+// The TIED head: the token embedding, or its copy in the CPU repack layout
+// (the embedding itself is also gathered by row, which a repacked tensor
+// cannot serve).
+ggml_tensor * lm_head(const Weights & weights) {
+    return weights.dec_embed.lm_head_w != nullptr ? weights.dec_embed.lm_head_w : weights.dec_embed.token_w;
+}
+
 // Per-layer ffn_scale view into ada_scale_all [hidden, n_layers].
 ggml_tensor * ada_scale_for(ggml_context * ctx, ggml_tensor * ada_scale_all, int64_t hidden, int layer) {
     if (ada_scale_all == nullptr) {
@@ -155,14 +162,14 @@ PrefillBuild build_prefill_graph(ggml_context *                   ctx,
     ggml_tensor * logits;
     if (want_all_logits) {
         // TIED lm_head over every position: [vocab, T].
-        logits = ggml_mul_mat(ctx, weights.dec_embed.token_w, x);
+        logits = ggml_mul_mat(ctx, lm_head(weights), x);
         named(logits, "dec.logits_all");
         pb.dumps.logits_all = logits;
     } else {
         ggml_tensor * last_x = ggml_view_2d(ctx, x, hidden, 1, ggml_element_size(x) * hidden,
                                             ggml_element_size(x) * hidden * static_cast<size_t>(T - 1));
         last_x               = ggml_cont(ctx, last_x);
-        logits               = ggml_mul_mat(ctx, weights.dec_embed.token_w, last_x);
+        logits               = ggml_mul_mat(ctx, lm_head(weights), last_x);
         logits               = ggml_reshape_1d(ctx, logits, vocab);
         named(logits, "dec.logits_raw");
     }
@@ -245,7 +252,7 @@ StepBuild build_step_graph(ggml_context *                   ctx,
     }
 
     x                    = ggml_mul(ctx, ggml_rms_norm(ctx, x, rms_eps), weights.dec_final.norm_w);
-    ggml_tensor * logits = ggml_mul_mat(ctx, weights.dec_embed.token_w, x);
+    ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x);
     logits               = ggml_reshape_1d(ctx, logits, vocab);
     ggml_set_name(logits, "step.logits");
     ggml_set_output(logits);
@@ -316,7 +323,7 @@ VerifyBuild build_verify_graph(ggml_context *                   ctx,
     }
 
     x                    = ggml_mul(ctx, ggml_rms_norm(ctx, x, rms_eps), weights.dec_final.norm_w);
-    ggml_tensor * logits = ggml_mul_mat(ctx, weights.dec_embed.token_w, x);
+    ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x);
     ggml_set_name(logits, "verify.logits");
     ggml_set_output(logits);
     vb.logits = logits;
@@ -408,7 +415,7 @@ PrefillBuildBatched build_prefill_graph_batched(ggml_context *                  
     ggml_tensor * x_last = ggml_get_rows(ctx, x, pb.last_idx_in);
     x_last               = ggml_reshape_2d(ctx, x_last, hidden, B);
     x_last               = ggml_mul(ctx, ggml_rms_norm(ctx, x_last, rms_eps), weights.dec_final.norm_w);
-    ggml_tensor * logits = ggml_mul_mat(ctx, weights.dec_embed.token_w, x_last);  // TIED
+    ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x_last);  // TIED
     logits               = ggml_reshape_2d(ctx, logits, vocab, B);
     pb.logits            = logits;
     pb.out               = ggml_argmax(ctx, logits);
@@ -482,7 +489,7 @@ StepBuildBatched build_step_graph_batched(ggml_context *                   ctx,
     }
 
     x                    = ggml_mul(ctx, ggml_rms_norm(ctx, x, rms_eps), weights.dec_final.norm_w);
-    ggml_tensor * logits = ggml_mul_mat(ctx, weights.dec_embed.token_w, x);  // TIED
+    ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x);  // TIED
     logits               = ggml_reshape_2d(ctx, logits, vocab, B);
     sb.logits            = logits;
     sb.out               = ggml_argmax(ctx, logits);

@@ -74,6 +74,12 @@ Model::~Model() {
     }
     weight_storage.reset();
     packed_gate_up.free();
+    safe_buffer_free(lm_head_buffer);
+    lm_head_buffer = nullptr;
+    if (lm_head_ctx != nullptr) {
+        ggml_free(lm_head_ctx);
+        lm_head_ctx = nullptr;
+    }
     for (auto it = plan.scheduler_list.rbegin(); it != plan.scheduler_list.rend(); ++it) {
         safe_backend_free(*it);
     }
@@ -159,6 +165,65 @@ int voxtral_realtime_abs_position_cap(const HParams & hp) {
 int64_t voxtral_realtime_max_audio_ms(const HParams & hp) {
     (void) hp;
     return 0;
+}
+
+// The weights that may go into the CPU repack layout: every matmul weight
+// but those read another way. The TIED token embedding is also gathered by
+// row (GET_ROWS), the conv stem is convolved, and the decoder's gate/up are
+// read back by pack_gate_up, which repacks their fused tensor instead.
+std::vector<ggml_tensor *> repack_candidates(const Weights & w) {
+    std::vector<ggml_tensor *> out;
+    for (const EncBlock & b : w.enc_blocks) {
+        out.insert(out.end(), { b.attn_q_w, b.attn_k_w, b.attn_v_w, b.attn_out_w, b.ffn_gate_w, b.ffn_up_w,
+                                b.ffn_down_w });
+    }
+    out.insert(out.end(), { w.proj.linear_1_w, w.proj.linear_2_w });
+    for (const DecBlock & b : w.dec_blocks) {
+        out.insert(out.end(), { b.attn_q_w, b.attn_k_w, b.attn_v_w, b.attn_o_w, b.ffn_down_w });
+    }
+    out.erase(std::remove(out.begin(), out.end(), nullptr), out.end());
+    return out;
+}
+
+// The TIED head as a copy of the token embedding in the CPU repack layout:
+// every decoder step multiplies by all of it, and the embedding itself must
+// stay as it is for GET_ROWS. Costs the embedding's size again in memory.
+void repack_lm_head(Model & m, ggml_backend_buffer_type_t buft) {
+    ggml_tensor * embedding = m.weights.dec_embed.token_w;
+    if (buft == nullptr || !transcribe::load_common::cpu_repack_accepts(buft, embedding)) {
+        return;
+    }
+    ggml_init_params ip{};
+    ip.mem_size   = ggml_tensor_overhead();
+    ip.no_alloc   = true;
+    m.lm_head_ctx = ggml_init(ip);
+    if (m.lm_head_ctx == nullptr) {
+        return;
+    }
+    ggml_tensor * head = ggml_new_tensor_2d(m.lm_head_ctx, embedding->type, embedding->ne[0], embedding->ne[1]);
+    ggml_set_name(head, "dec.lm_head.repacked");
+    m.lm_head_buffer = transcribe::load_common::allocate_in_repack_buffer(buft, { head });
+    if (m.lm_head_buffer == nullptr) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_WARN, "voxtral_realtime: no memory to repack the LM head; keeping its layout");
+        return;
+    }
+    std::vector<uint8_t> bytes(ggml_nbytes(embedding));
+    ggml_backend_tensor_get(embedding, bytes.data(), 0, bytes.size());
+    ggml_backend_tensor_set(head, bytes.data(), 0, bytes.size());
+    m.weights.dec_embed.lm_head_w = head;
+    log_msg(TRANSCRIBE_LOG_LEVEL_INFO, "voxtral_realtime: LM head repacked for the CPU (%.1f MiB beside the embedding)",
+            static_cast<double>(bytes.size()) / (1024.0 * 1024.0));
+}
+
+// What transcribe_model_get_memory reports.
+void record_memory(Model & m) {
+    const transcribe::load_common::WeightCounts & c     = m.weight_storage.counts();
+    const bool                                    head  = m.weights.dec_embed.lm_head_w != nullptr;
+    const size_t head_bytes                            = head ? ggml_nbytes(m.weights.dec_embed.lm_head_w) : 0;
+    m.memory.mapped_bytes                               = c.mapped_bytes;
+    m.memory.copied_bytes                               = c.copied_bytes;
+    m.memory.repacked_bytes = c.repacked_bytes + m.packed_gate_up.repacked_bytes + head_bytes;
+    m.memory.n_repacked     = static_cast<int32_t>(c.n_repacked + m.packed_gate_up.n_repacked + (head ? 1 : 0));
 }
 
 }  // namespace
@@ -263,8 +328,9 @@ transcribe_status load(Loader & loader, const transcribe_model_load_params * par
     m->backend         = ggml_backend_name(m->plan.primary);
     m->primary_backend = m->plan.primary;
 
+    const std::vector<ggml_tensor *> repack = repack_candidates(m->weights);
     if (const transcribe_status st = transcribe::load_common::load_weights(
-            loader.path(), gguf_data, m->ctx_meta, m->plan, params, "voxtral_realtime", m->weight_storage);
+            loader.path(), gguf_data, m->ctx_meta, m->plan, params, "voxtral_realtime", m->weight_storage, &repack);
         st != TRANSCRIBE_OK) {
         gguf_free(gguf_data);
         return st;
@@ -279,14 +345,16 @@ transcribe_status load(Loader & loader, const transcribe_model_load_params * par
         for (auto & b : m->weights.dec_blocks) {
             entries.push_back({ b.ffn_gate_w, b.ffn_up_w, &b.ffn_gate_up_w });
         }
-        if (const transcribe_status st =
-                transcribe::causal_lm::pack_gate_up(m->plan.primary, m->hparams.dec_hidden, m->hparams.dec_intermediate,
-                                                    entries, m->packed_gate_up, "voxtral_realtime");
+        if (const transcribe_status st = transcribe::causal_lm::pack_gate_up(
+                m->plan.primary, m->hparams.dec_hidden, m->hparams.dec_intermediate, entries, m->packed_gate_up,
+                "voxtral_realtime", transcribe::load_common::cpu_repack_buffer_type(m->plan, params));
             st != TRANSCRIBE_OK) {
             m->packed_gate_up.free();
             return st;
         }
     }
+    repack_lm_head(*m, transcribe::load_common::cpu_repack_buffer_type(m->plan, params));
+    record_memory(*m);
 
     m->t_load_us = ggml_time_us() - t_load_start;
     *out_model   = m.release();

@@ -52,6 +52,9 @@ struct Model final : public transcribe_model {
     transcribe::BackendPlan                    plan;
     transcribe::load_common::WeightStorage     weight_storage;
     transcribe::causal_lm::PackedGateUpHandles packed_gate_up;
+    // weights.dec_embed.lm_head_w's storage, when the head is repacked.
+    ggml_context *                             lm_head_ctx    = nullptr;
+    ggml_backend_buffer_t                      lm_head_buffer = nullptr;
 
     std::optional<transcribe::MelFrontend> mel;
 

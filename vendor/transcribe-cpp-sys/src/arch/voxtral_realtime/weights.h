@@ -156,7 +156,8 @@ struct Projector {
 // ---------------------------------------------------------------------------
 
 struct DecEmbed {
-    ggml_tensor * token_w = nullptr;  // [hidden, vocab] embed_tokens (TIED lm_head)
+    ggml_tensor * token_w   = nullptr;  // [hidden, vocab] embed_tokens (TIED lm_head)
+    ggml_tensor * lm_head_w = nullptr;  // token_w's copy in the CPU repack layout, or NULL
 };
 
 struct DecBlock {

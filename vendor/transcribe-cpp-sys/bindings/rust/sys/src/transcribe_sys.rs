@@ -349,6 +349,7 @@ pub struct transcribe_model_load_params {
     pub backend: transcribe_backend_request,
     pub device: transcribe_device_t,
     pub no_mmap: bool,
+    pub no_cpu_repack: bool,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -364,9 +365,37 @@ const _: () = {
         [::std::mem::offset_of!(transcribe_model_load_params, device) - 16usize];
     ["Offset of field: transcribe_model_load_params::no_mmap"]
         [::std::mem::offset_of!(transcribe_model_load_params, no_mmap) - 24usize];
+    ["Offset of field: transcribe_model_load_params::no_cpu_repack"]
+        [::std::mem::offset_of!(transcribe_model_load_params, no_cpu_repack) - 25usize];
 };
 unsafe extern "C" {
     pub fn transcribe_model_load_params_init(params: *mut transcribe_model_load_params);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct transcribe_model_memory {
+    pub struct_size: u64,
+    pub mapped_bytes: u64,
+    pub copied_bytes: u64,
+    pub repacked_bytes: u64,
+    pub n_repacked: i32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of transcribe_model_memory"][::std::mem::size_of::<transcribe_model_memory>() - 40usize];
+    ["Alignment of transcribe_model_memory"]
+        [::std::mem::align_of::<transcribe_model_memory>() - 8usize];
+    ["Offset of field: transcribe_model_memory::n_repacked"]
+        [::std::mem::offset_of!(transcribe_model_memory, n_repacked) - 32usize];
+};
+unsafe extern "C" {
+    pub fn transcribe_model_memory_init(memory: *mut transcribe_model_memory);
+}
+unsafe extern "C" {
+    pub fn transcribe_model_get_memory(
+        model: *const transcribe_model,
+        out_memory: *mut transcribe_model_memory,
+    ) -> transcribe_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -4552,6 +4552,10 @@ class tensor_traits_base : public ggml::cpu::tensor_traits {
     virtual int repack(struct ggml_tensor * t, const void * data, size_t data_size) = 0;
 };
 
+// How much of a repacked weight forward_mul_mat_one_chunk multiplies by all
+// the rows of src1 before it moves on: a slice that stays in a core's L2.
+static constexpr int64_t k_repack_slice_bytes = 128 * 1024;
+
 template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PARAM_TYPE> class tensor_traits : public tensor_traits_base {
 
     bool work_size(int /* n_threads */, const struct ggml_tensor * op, size_t & size) override {
@@ -4634,16 +4638,27 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
 
         GGML_ASSERT(src1_ptr + src1_col_stride * nrows <= (const char *) params->wdata + params->wsize);
 
-        // If there are more than three rows in src1, use gemm; otherwise, use gemv.
-        if (nrows > 3) {
-            gemm<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr) + src0_start, nb1 / nb0,
-                                                             src0_ptr + src0_start * nb01, src1_ptr,
-                                                             nrows - (nrows % 4), ncols);
-        }
-        for (int iter = nrows - (nrows % 4); iter < nrows; iter++) {
-            gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr + (iter * nb1)) + src0_start,
-                                                             ne01, src0_ptr + src0_start * nb01,
-                                                             src1_ptr + (src1_col_stride * iter), 1 /* nrows */, ncols);
+        // The weights a slice at a time, each slice multiplied by every row of
+        // src1 while it is in cache: with a few rows (a batch of decoder steps),
+        // a pass over all the weights per row group and per leftover row would
+        // read the whole matrix from memory that many times. Each output is
+        // computed by the same kernel over the same blocks either way.
+        const int64_t slice = std::max<int64_t>(NB_COLS, (k_repack_slice_bytes / nb01) / NB_COLS * NB_COLS);
+        for (int64_t col0 = 0; col0 < ncols; col0 += slice) {
+            const int64_t cols  = std::min(slice, ncols - col0);
+            const int64_t first = src0_start + col0;
+            // If there are more than three rows in src1, use gemm; otherwise, use gemv.
+            if (nrows > 3) {
+                gemm<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr) + first, nb1 / nb0,
+                                                                 src0_ptr + first * nb01, src1_ptr,
+                                                                 nrows - (nrows % 4), cols);
+            }
+            for (int iter = nrows - (nrows % 4); iter < nrows; iter++) {
+                gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr + (iter * nb1)) + first,
+                                                                 ne01, src0_ptr + first * nb01,
+                                                                 src1_ptr + (src1_col_stride * iter), 1 /* nrows */,
+                                                                 cols);
+            }
         }
     }
 

@@ -2370,6 +2370,55 @@ TRANSCRIBE_API transcribe_status transcribe_stream_feed(struct transcribe_sessio
                                                         struct transcribe_stream_update * update);
 
 /*
+ * Many streams of one model: transcribe_stream_feed in two halves, so that
+ * the decoder steps of several sessions run together.
+ *
+ * transcribe_stream_feed(s, pcm, n, u) is transcribe_stream_feed_audio(s,
+ * pcm, n, &due) followed by transcribe_stream_decode_many(&s, 1, 0, u, ...).
+ * A caller that runs several streams of one model feeds each stream's audio
+ * on that stream's thread (what a stream computes alone, such as the audio
+ * encoder, runs there), then lets one thread run the due decoder work of
+ * the streams together: a family that can batch it computes one decoder
+ * step of every listed stream as one graph, reading the decoder's weights
+ * once per step instead of once per stream. The text and every stream
+ * accessor then read as after transcribe_stream_feed.
+ *
+ * transcribe_stream_feed_audio takes the same input and gives the same
+ * errors as transcribe_stream_feed, and sets *out_steps_due (nullable) to
+ * the decoder steps now due (a family's prompt counts as one). It does not
+ * change the stream's text: call transcribe_stream_decode_many next, even
+ * with no step due, to complete the feed (or transcribe_stream_feed or
+ * transcribe_stream_finalize, which also decode what is due).
+ *
+ * transcribe_stream_decode_many runs up to max_steps (0 or less: all) due
+ * steps of each of the n sessions, which must be distinct, of one family,
+ * with an ACTIVE stream; sessions of one model step together where the
+ * family batches them. Each session polls its own abort callback as in a
+ * feed. out_status[i] (required) is session i's result: a session whose
+ * callback fires or whose step fails gets that status, its stream FAILED as
+ * after a failed feed, and the others go on unaffected. out_steps_left[i]
+ * (nullable) is what remains due; when it reaches 0 the feed is complete and
+ * updates[i] (nullable; n entries) is filled as by transcribe_stream_feed.
+ * Returns TRANSCRIBE_ERR_INVALID_ARG for a malformed call (nothing runs),
+ * TRANSCRIBE_ERR_NOT_IMPLEMENTED for a family without these halves, else
+ * TRANSCRIBE_OK, with the results in out_status.
+ *
+ * A session is used by one thread at a time: while decode_many runs, no
+ * other call may use any of its sessions.
+ */
+TRANSCRIBE_API transcribe_status transcribe_stream_feed_audio(struct transcribe_session * session,
+                                                              const float *               pcm,
+                                                              int                         n_samples,
+                                                              int32_t *                   out_steps_due);
+
+TRANSCRIBE_API transcribe_status transcribe_stream_decode_many(struct transcribe_session * const * sessions,
+                                                               int32_t                             n,
+                                                               int32_t                             max_steps,
+                                                               struct transcribe_stream_update *   updates,
+                                                               transcribe_status *                 out_status,
+                                                               int32_t *                           out_steps_left);
+
+/*
  * Signal end of input. Flushes buffered audio, satisfies right-
  * context / lookahead requirements, and emits remaining text.
  *

@@ -137,6 +137,27 @@ struct Arch {
     const DiarizeOps * diarize;
     const LangidOps *  langid;
     const VadOps *     vad;
+
+    // Optional halves of stream_feed for transcribe_stream_feed_audio /
+    // transcribe_stream_decode_many (both or neither):
+    //   stream_feed_audio: consume the PCM and run what the stream computes
+    //     alone, without decoding; report the decoder steps now due.
+    //   stream_decode_many: run up to max_steps (<= 0: all) due steps of each
+    //     of n sessions of this family, batched across sessions where it can;
+    //     set out_status[i] (a failed session's status, the others untouched)
+    //     and out_steps_left[i]; publish a session's text when its left
+    //     reaches 0. Each session polls its own abort callback.
+    // The dispatcher validates, moves the lifecycle and applies the commit
+    // policy exactly as for stream_feed.
+    transcribe_status (*stream_feed_audio)(struct transcribe_session * ctx,
+                                           const float *               pcm,
+                                           int                         n_samples,
+                                           int32_t *                   out_steps_due);
+    void (*stream_decode_many)(struct transcribe_session * const * ctxs,
+                               int32_t                             n,
+                               int32_t                             max_steps,
+                               transcribe_status *                 out_status,
+                               int32_t *                           out_steps_left);
 };
 
 // Look up an architecture by name. Returns nullptr if no registered

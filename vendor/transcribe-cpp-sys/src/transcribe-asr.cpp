@@ -1123,6 +1123,24 @@ static transcribe_status prepare_stream_update(struct transcribe_stream_update *
     return TRANSCRIBE_OK;
 }
 
+// After a family consumed a feed: the commit policy and the observable delta.
+static void complete_stream_feed(transcribe_session *       session,
+                                 transcribe_stream_update * update,
+                                 int32_t                    prev_revision,
+                                 const std::string &        prev_full_text,
+                                 bool                       prev_has_result) {
+    const StreamTextDelta text_delta = apply_stream_text_policy(session, /*is_finalize=*/false);
+    if (session->stream_commit_policy == TRANSCRIBE_STREAM_COMMIT_ON_FINALIZE) {
+        session->n_committed_tokens   = 0;
+        session->n_committed_words    = 0;
+        session->n_committed_segments = 0;
+    }
+    publish_observable_delta(session, update, prev_revision, prev_full_text, prev_has_result, text_delta);
+    if (update != nullptr && session->stream_commit_policy == TRANSCRIBE_STREAM_COMMIT_ON_FINALIZE) {
+        update->audio_committed_ms = 0;
+    }
+}
+
 static transcribe_status transcribe_stream_feed_impl(struct transcribe_session *       session,
                                                      const float *                     pcm,
                                                      int                               n_samples,
@@ -1164,17 +1182,109 @@ static transcribe_status transcribe_stream_feed_impl(struct transcribe_session *
         session->stream_last_status = st;
         return st;
     }
-    const StreamTextDelta text_delta = apply_stream_text_policy(session, /*is_finalize=*/false);
-    if (session->stream_commit_policy == TRANSCRIBE_STREAM_COMMIT_ON_FINALIZE) {
-        session->n_committed_tokens   = 0;
-        session->n_committed_words    = 0;
-        session->n_committed_segments = 0;
-    }
-    publish_observable_delta(session, update, prev_revision, prev_full_text, prev_has_result, text_delta);
-    if (update != nullptr && session->stream_commit_policy == TRANSCRIBE_STREAM_COMMIT_ON_FINALIZE) {
-        update->audio_committed_ms = 0;
-    }
+    complete_stream_feed(session, update, prev_revision, prev_full_text, prev_has_result);
     return st;
+}
+
+// A session's text before the family moved it, for complete_stream_feed.
+struct StreamTextBefore {
+    int32_t     revision   = 0;
+    std::string full_text;
+    bool        has_result = false;
+};
+
+// The two halves of transcribe_stream_feed (transcribe.h). The family does
+// the work; the validation, the lifecycle and the commit policy are those
+// of transcribe_stream_feed.
+static transcribe_status transcribe_stream_feed_audio_impl(struct transcribe_session * session,
+                                                           const float *               pcm,
+                                                           int                         n_samples,
+                                                           int32_t *                   out_steps_due) {
+    if (out_steps_due != nullptr) {
+        *out_steps_due = 0;
+    }
+    if (session == nullptr || pcm == nullptr || n_samples <= 0) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    if (session->stream_state != TRANSCRIBE_STREAM_ACTIVE) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    if (!pcm_is_finite(pcm, n_samples)) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    const transcribe::Arch * arch = session->model != nullptr ? session->model->arch : nullptr;
+    if (arch == nullptr || arch->stream_feed_audio == nullptr || arch->stream_decode_many == nullptr) {
+        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
+    }
+    int32_t                 due = 0;
+    const transcribe_status st =
+        call_stream_hook(session, [&] { return arch->stream_feed_audio(session, pcm, n_samples, &due); });
+    if (st != TRANSCRIBE_OK) {
+        session->stream_state       = TRANSCRIBE_STREAM_FAILED;
+        session->stream_last_status = st;
+        return st;
+    }
+    if (out_steps_due != nullptr) {
+        *out_steps_due = due;
+    }
+    return TRANSCRIBE_OK;
+}
+
+static transcribe_status transcribe_stream_decode_many_impl(struct transcribe_session * const * sessions,
+                                                            int32_t                             n,
+                                                            int32_t                             max_steps,
+                                                            struct transcribe_stream_update *   updates,
+                                                            transcribe_status *                 out_status,
+                                                            int32_t *                           out_steps_left) {
+    if (sessions == nullptr || out_status == nullptr || n <= 0) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    const transcribe::Arch * arch =
+        sessions[0] != nullptr && sessions[0]->model != nullptr ? sessions[0]->model->arch : nullptr;
+    for (int32_t i = 0; i < n; ++i) {
+        const transcribe_session * s = sessions[i];
+        if (s == nullptr || s->stream_state != TRANSCRIBE_STREAM_ACTIVE || s->model == nullptr ||
+            s->model->arch != arch || std::find(sessions, sessions + i, s) != sessions + i) {
+            return TRANSCRIBE_ERR_INVALID_ARG;
+        }
+        if (const auto st = prepare_stream_update(updates != nullptr ? &updates[i] : nullptr); st != TRANSCRIBE_OK) {
+            return st;
+        }
+    }
+    if (arch == nullptr || arch->stream_feed_audio == nullptr || arch->stream_decode_many == nullptr) {
+        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
+    }
+
+    std::vector<StreamTextBefore> before(static_cast<size_t>(n));
+    for (int32_t i = 0; i < n; ++i) {
+        before[i] = { sessions[i]->stream_revision, sessions[i]->full_text, sessions[i]->has_result };
+    }
+    std::vector<int32_t> left(static_cast<size_t>(n), 0);
+    try {
+        arch->stream_decode_many(sessions, n, max_steps, out_status, left.data());
+    } catch (...) {
+        // As call_stream_hook does for one session.
+        for (int32_t i = 0; i < n; ++i) {
+            sessions[i]->stream_state       = TRANSCRIBE_STREAM_FAILED;
+            sessions[i]->stream_last_status = TRANSCRIBE_ERR_BACKEND;
+        }
+        throw;
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        transcribe_session * s = sessions[i];
+        if (out_status[i] != TRANSCRIBE_OK) {
+            s->stream_state       = TRANSCRIBE_STREAM_FAILED;
+            s->stream_last_status = out_status[i];
+            left[i]               = 0;
+        } else if (left[i] == 0) {
+            complete_stream_feed(s, updates != nullptr ? &updates[i] : nullptr, before[i].revision, before[i].full_text,
+                                 before[i].has_result);
+        }
+        if (out_steps_left != nullptr) {
+            out_steps_left[i] = left[i];
+        }
+    }
+    return TRANSCRIBE_OK;
 }
 
 static transcribe_status transcribe_stream_finalize_impl(struct transcribe_session *       session,
@@ -2369,6 +2479,26 @@ extern "C" transcribe_status transcribe_stream_feed(struct transcribe_session * 
                                                     struct transcribe_stream_update * update) {
     return api_guard_status("transcribe_stream_feed",
                             [&] { return transcribe_stream_feed_impl(session, pcm, n_samples, update); });
+}
+
+extern "C" transcribe_status transcribe_stream_feed_audio(struct transcribe_session * session,
+                                                          const float *               pcm,
+                                                          int                         n_samples,
+                                                          int32_t *                   out_steps_due) {
+    return api_guard_status("transcribe_stream_feed_audio", [&] {
+        return transcribe_stream_feed_audio_impl(session, pcm, n_samples, out_steps_due);
+    });
+}
+
+extern "C" transcribe_status transcribe_stream_decode_many(struct transcribe_session * const * sessions,
+                                                           int32_t                             n,
+                                                           int32_t                             max_steps,
+                                                           struct transcribe_stream_update *   updates,
+                                                           transcribe_status *                 out_status,
+                                                           int32_t *                           out_steps_left) {
+    return api_guard_status("transcribe_stream_decode_many", [&] {
+        return transcribe_stream_decode_many_impl(sessions, n, max_steps, updates, out_status, out_steps_left);
+    });
 }
 
 extern "C" transcribe_status transcribe_stream_finalize(struct transcribe_session *       session,

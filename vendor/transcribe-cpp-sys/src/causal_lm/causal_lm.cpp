@@ -723,6 +723,104 @@ ggml_tensor * block_step_batched(ggml_context *      ctx,
     return x;
 }
 
+// Block forward — one step of several streams, each with its own cache.
+ggml_tensor * block_step_many(ggml_context *                     ctx,
+                              ggml_cgraph *                      gf,
+                              ggml_tensor *                      x,
+                              const BlockView &                  view,
+                              const BlockParams &                params,
+                              const std::vector<KvCache *> &     caches,
+                              int                                layer_idx,
+                              int                                max_n_kv,
+                              const std::vector<ggml_tensor *> & masks,
+                              ggml_tensor *                      position,
+                              const std::vector<ggml_tensor *> & kv_idx,
+                              bool                               use_flash) {
+    const int64_t n_heads    = params.n_heads;
+    const int64_t n_kv_heads = params.n_kv_heads;
+    const int64_t head_dim   = params.head_dim;
+    const int64_t q_dim      = n_heads * head_dim;
+    const int64_t kv_dim     = n_kv_heads * head_dim;
+    const int64_t B          = static_cast<int64_t>(caches.size());
+    const float   rms_eps    = params.rms_eps;
+    const float   rope_theta = params.rope_theta;
+    const float   scale_attn = 1.0f / std::sqrt(static_cast<float>(head_dim));
+
+    if (!use_flash || B == 0 || masks.size() != caches.size() || kv_idx.size() != caches.size()) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "causal_lm block_step_many: needs flash attention and one mask and index per stream");
+        return nullptr;
+    }
+
+    ggml_tensor * x_norm = rms_norm(ctx, x, view.norm_attn_w, rms_eps);
+
+    ggml_tensor * Q = mul_mat_f32acc(ctx, view.attn_q_w, x_norm);  // [q_dim, B]
+    ggml_tensor * K = mul_mat_f32acc(ctx, view.attn_k_w, x_norm);  // [kv_dim, B]
+    ggml_tensor * V = mul_mat_f32acc(ctx, view.attn_v_w, x_norm);  // [kv_dim, B]
+
+    // Streams on ne[2], so RoPE turns column b by position[b].
+    Q = ggml_reshape_3d(ctx, Q, head_dim, n_heads, B);
+    K = ggml_reshape_3d(ctx, K, head_dim, n_kv_heads, B);
+    V = ggml_reshape_3d(ctx, V, head_dim, n_kv_heads, B);
+
+    if (view.attn_q_norm != nullptr) {
+        Q = ggml_mul(ctx, ggml_rms_norm(ctx, Q, rms_eps), view.attn_q_norm);
+    }
+    if (view.attn_k_norm != nullptr) {
+        K = ggml_mul(ctx, ggml_rms_norm(ctx, K, rms_eps), view.attn_k_norm);
+    }
+
+    Q = ggml_rope_ext(ctx, Q, position, nullptr, static_cast<int>(head_dim), GGML_ROPE_TYPE_NEOX, params.max_position,
+                      rope_theta, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    K = ggml_rope_ext(ctx, K, position, nullptr, static_cast<int>(head_dim), GGML_ROPE_TYPE_NEOX, params.max_position,
+                      rope_theta, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+
+    // Each stream: its K/V row into its own cache, then attention over that
+    // cache alone, as block_step does for one stream.
+    ggml_tensor * o = nullptr;
+    for (int64_t b = 0; b < B; ++b) {
+        KvCache &    cache  = *caches[b];
+        const int    n_ctx  = cache.n_ctx;
+        const size_t k_elem = ggml_element_size(cache.self_k);
+        const size_t v_elem = ggml_element_size(cache.self_v);
+        const size_t off_k  = k_elem * static_cast<size_t>(layer_idx) * n_ctx * kv_dim;
+        const size_t off_v  = v_elem * static_cast<size_t>(layer_idx) * n_ctx * kv_dim;
+
+        ggml_tensor * k_layer = ggml_view_2d(ctx, cache.self_k, kv_dim, n_ctx, k_elem * kv_dim, off_k);
+        ggml_tensor * v_layer = ggml_view_2d(ctx, cache.self_v, kv_dim, n_ctx, v_elem * kv_dim, off_v);
+        ggml_tensor * K_row   = ggml_view_2d(ctx, K, kv_dim, 1, K->nb[2], static_cast<size_t>(b) * K->nb[2]);
+        ggml_tensor * V_row   = ggml_view_2d(ctx, V, kv_dim, 1, V->nb[2], static_cast<size_t>(b) * V->nb[2]);
+        ggml_build_forward_expand(gf, ggml_set_rows(ctx, k_layer, K_row, kv_idx[b]));
+        ggml_build_forward_expand(gf, ggml_set_rows(ctx, v_layer, V_row, kv_idx[b]));
+
+        ggml_tensor * K_att = ggml_view_3d(ctx, cache.self_k, head_dim, max_n_kv, n_kv_heads, k_elem * kv_dim,
+                                           k_elem * head_dim, off_k);
+        ggml_tensor * V_att = ggml_view_3d(ctx, cache.self_v, head_dim, max_n_kv, n_kv_heads, v_elem * kv_dim,
+                                           v_elem * head_dim, off_v);
+        ggml_tensor * Q_b =
+            ggml_view_4d(ctx, Q, head_dim, n_heads, 1, 1, Q->nb[1], Q->nb[2], Q->nb[3], static_cast<size_t>(b) * Q->nb[2]);
+        ggml_tensor * Q_att = ggml_cont(ctx, ggml_permute(ctx, Q_b, 0, 2, 1, 3));
+
+        ggml_tensor * o_b = ggml_flash_attn_ext(ctx, Q_att, K_att, V_att, masks[b], scale_attn, /*max_bias=*/0.0f,
+                                                /*logit_softcap=*/0.0f);
+        o_b               = ggml_reshape_2d(ctx, o_b, q_dim, 1);
+        o                 = (o == nullptr) ? o_b : ggml_concat(ctx, o, o_b, /*dim=*/1);
+    }
+
+    o = mul_mat_f32acc(ctx, view.attn_o_w, o);  // [hidden, B]
+    x = ggml_add(ctx, x, o);
+
+    ggml_tensor * ff_norm = rms_norm(ctx, x, view.norm_ffn_w, rms_eps);
+    if (view.ffn_scale != nullptr) {
+        ff_norm = ggml_mul(ctx, ff_norm, view.ffn_scale);
+    }
+    ggml_tensor * gate_up = mul_mat_f32acc(ctx, view.ffn_gate_up_w, ff_norm);
+    ggml_tensor * ff      = ggml_swiglu(ctx, gate_up);
+    ff                    = mul_mat_f32acc(ctx, view.ffn_down_w, ff);
+
+    x = ggml_add(ctx, x, ff);
+    return x;
+}
+
 // Block forward — batched prefill (B utterances, T tokens each).
 ggml_tensor * block_prefill_batched(ggml_context *      ctx,
                                     ggml_cgraph *       gf,

@@ -248,6 +248,28 @@ ggml_tensor * block_step_batched(ggml_context *      ctx,
                                  ggml_tensor *       kv_idx,    // [1, B] i64
                                  bool                use_flash);
 
+// Block forward (step of several streams). Like block_step_batched, but each
+// of the B streams (x = [hidden, B], one new token each) keeps its own
+// single-stream KV cache (kv_init), as independent streaming sessions do:
+// the projections and the FFN run once for all B columns (the weights are
+// read once per step, not once per stream), and each stream writes its K/V
+// row into its own cache and attends to it under its own mask. `caches`,
+// `masks` ([max_n_kv, 1] f16) and `kv_idx` ([1] i64) have B entries;
+// `position` is [B] i32. Every cache must have n_ctx >= max_n_kv and the
+// same K/V types. Requires use_flash. Returns [hidden, B].
+ggml_tensor * block_step_many(ggml_context *                     ctx,
+                              ggml_cgraph *                      gf,
+                              ggml_tensor *                      x,  // [hidden, B]
+                              const BlockView &                  view,
+                              const BlockParams &                params,
+                              const std::vector<KvCache *> &     caches,
+                              int                                layer_idx,
+                              int                                max_n_kv,
+                              const std::vector<ggml_tensor *> & masks,     // B x [max_n_kv, 1] f16
+                              ggml_tensor *                      position,  // [B] i32
+                              const std::vector<ggml_tensor *> & kv_idx,    // B x [1] i64
+                              bool                               use_flash);
+
 // Block forward (batched prefill). Runs one block over B prompts of T
 // tokens each (x = [hidden, T, B]), writing each utterance's K/V to
 // positions [0, T) of its own slab (kv_init_batched, n_batch=B). Batch

@@ -267,6 +267,77 @@ StepBuild build_step_graph(ggml_context *                   ctx,
     return sb;
 }
 
+StepBuildMany build_step_graph_many(ggml_context *                                       ctx,
+                                    const Weights &                                      weights,
+                                    const HParams &                                      hp,
+                                    const std::vector<transcribe::causal_lm::KvCache *> & caches,
+                                    ggml_tensor *                                        ada_scale_all,
+                                    int                                                  max_n_kv) {
+    StepBuildMany sb{};
+    sb.max_n_kv   = max_n_kv;
+    const int64_t B = static_cast<int64_t>(caches.size());
+    if (ctx == nullptr || B == 0 || max_n_kv <= 0) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime step(many): invalid arg (B=%lld, max_n_kv=%d)",
+                static_cast<long long>(B), max_n_kv);
+        return sb;
+    }
+    for (const transcribe::causal_lm::KvCache * c : caches) {
+        if (c == nullptr || c->self_k == nullptr || c->n_batch != 1 || max_n_kv > c->n_ctx) {
+            log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime step(many): a session has no cache of %d positions",
+                    max_n_kv);
+            return sb;
+        }
+    }
+
+    const int64_t hidden       = hp.dec_hidden;
+    const int64_t vocab        = hp.dec_vocab_size;
+    const int     n_layer      = hp.dec_n_layers;
+    const float   rms_eps      = hp.dec_rms_norm_eps;
+    const auto    block_params = to_block_params(hp);
+
+    sb.input_ids_in = named(ggml_new_tensor_1d(ctx, GGML_TYPE_I32, B), "step.many.input_ids");
+    ggml_set_input(sb.input_ids_in);
+    sb.audio_in = named(ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hidden, B), "step.many.audio_in");
+    ggml_set_input(sb.audio_in);
+    sb.positions_in = named(ggml_new_tensor_1d(ctx, GGML_TYPE_I32, B), "step.many.positions");
+    ggml_set_input(sb.positions_in);
+    for (int64_t b = 0; b < B; ++b) {
+        ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 1);
+        ggml_set_input(idx);
+        sb.kv_idx_in.push_back(idx);
+        ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, max_n_kv, 1);
+        ggml_set_input(mask);
+        sb.mask_in.push_back(mask);
+    }
+
+    ggml_cgraph * gf = ggml_new_graph_custom(ctx, /*size=*/8192 + 64 * static_cast<size_t>(B) * n_layer, false);
+    if (gf == nullptr) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime step(many): graph alloc failed");
+        return sb;
+    }
+
+    ggml_tensor * x = ggml_get_rows(ctx, weights.dec_embed.token_w, sb.input_ids_in);  // [hidden, B]
+    x               = ggml_add(ctx, x, sb.audio_in);
+
+    for (int il = 0; il < n_layer; ++il) {
+        ggml_tensor * scale = ada_scale_for(ctx, ada_scale_all, hidden, il);
+        x = causal_lm::block_step_many(ctx, gf, x, to_block_view(weights.dec_blocks[il], scale), block_params, caches,
+                                       il, max_n_kv, sb.mask_in, sb.positions_in, sb.kv_idx_in, /*use_flash=*/true);
+        if (x == nullptr) {
+            return sb;
+        }
+    }
+
+    x                    = ggml_mul(ctx, ggml_rms_norm(ctx, x, rms_eps), weights.dec_final.norm_w);
+    ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x);  // TIED
+    logits               = ggml_reshape_2d(ctx, logits, vocab, B);
+    sb.out               = named(ggml_argmax(ctx, logits), "step.many.argmax");
+    ggml_set_output(sb.out);
+    ggml_build_forward_expand(gf, sb.out);
+    sb.graph = gf;
+    return sb;
+}
+
 VerifyBuild build_verify_graph(ggml_context *                   ctx,
                                const Weights &                  weights,
                                const HParams &                  hp,

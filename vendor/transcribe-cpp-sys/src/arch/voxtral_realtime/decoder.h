@@ -16,6 +16,8 @@
 #include "voxtral_realtime.h"
 #include "weights.h"
 
+#include <vector>
+
 struct ggml_context;
 struct ggml_cgraph;
 struct ggml_tensor;
@@ -74,6 +76,30 @@ StepBuild build_step_graph(ggml_context *                   ctx,
                            ggml_tensor *                    ada_scale_all,
                            int                              max_n_kv,
                            bool                             use_flash);
+
+// One decoder step of several streaming sessions of one model, as one graph:
+// each session keeps its own KV cache, position and mask, and the weights
+// are read once for all (see causal_lm::block_step_many). The sessions must
+// share the delay (ada_scale_all is the first's; the scales depend only on
+// the delay). Inputs per column b: input_ids[b], audio[:, b], positions[b];
+// per session: kv_idx_in[b] ([1] i64) and mask_in[b] ([max_n_kv, 1] f16).
+struct StepBuildMany {
+    ggml_tensor *              input_ids_in = nullptr;  // [B] i32
+    ggml_tensor *              audio_in     = nullptr;  // [hidden, B] f32
+    ggml_tensor *              positions_in = nullptr;  // [B] i32
+    std::vector<ggml_tensor *> kv_idx_in;               // B x [1] i64
+    std::vector<ggml_tensor *> mask_in;                 // B x [max_n_kv, 1] f16
+    ggml_tensor *              out      = nullptr;      // [B] i32 argmax
+    ggml_cgraph *              graph    = nullptr;
+    int                        max_n_kv = 0;
+};
+
+StepBuildMany build_step_graph_many(ggml_context *                                       ctx,
+                                    const Weights &                                      weights,
+                                    const HParams &                                      hp,
+                                    const std::vector<transcribe::causal_lm::KvCache *> & caches,
+                                    ggml_tensor *                                        ada_scale_all,
+                                    int                                                  max_n_kv);
 
 // ---------------------------------------------------------------------------
 // Multi-position verify (speculative decode)

@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,7 +51,8 @@ static_assert(std::is_base_of_v<transcribe_model, Model>);
 static_assert(std::is_base_of_v<transcribe_session, Session>);
 
 Session::~Session() {
-    // The scheduler references this session's backends: free it before them.
+    // The schedulers reference this session's backends: free them before.
+    transcribe::release_compute_scratch(batch_sched, batch_ctx);
     transcribe::release_compute_scratch(sched, compute_ctx);
     backends.free();
     kv_cache.free();
@@ -1424,29 +1426,22 @@ void compact_enc_ring(Session * cc, Model * cm, int keep, int from_slot) {
     }
 }
 
-// The incremental streaming driver. Recomputes the cheap mel + conv stem over
-// the accumulated (left-padded) buffer, then advances the EXPENSIVE encoder
-// transformer (StaticCache ring) and decoder (persistent KV) one audio
-// frame/token at a time — exactly the reference generate() mechanism. On
-// is_final the full offline-padded buffer is processed, so the emitted ids equal
-// the offline path (and the `stream` oracle). Sets *out_changed on advance.
-transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool * out_changed) {
-    if (out_changed) {
-        *out_changed = false;
-    }
+// Steps 1-4 of the streaming driver: the window of audio the streaming mel
+// needs, the mel, the conv stem over the new frames and the encoder ring.
+// Sets *out_skipped when there is nothing stable to encode yet (the driver
+// then neither decodes nor publishes).
+transcribe_status stream_encode(Session * cc, Model * cm, bool is_final, bool * out_skipped) {
+    *out_skipped                  = true;
     const HParams &   hp          = cm->hparams;
-    const bool        dumps_on    = transcribe::debug::enabled();
     const int         n_mels      = hp.enc_num_mel_bins;
     const int         hop         = hp.fe_hop_length;
     const int         win         = hp.fe_win_length;
     const int         down        = hp.proj_downsample;
     const int         alpt        = hp.audio_length_per_tok;
     const int         dec_h       = hp.dec_hidden;
-    const int         raw_per_tok = alpt * hop;                  // 1280
-    const int         n_left_tok  = cm->specials.n_left_pad;     // 32
+    const int         raw_per_tok = alpt * hop;               // 1280
+    const int         n_left_tok  = cm->specials.n_left_pad;  // 32
     const int         num_delay   = cc->stream_num_delay;
-    const int         T_prompt    = 1 + n_left_tok + num_delay;  // BOS + pads
-    const std::string prev_text   = cc->full_text;
 
     if (!cm->mel.has_value()) {
         return TRANSCRIBE_ERR_INVALID_ARG;
@@ -1689,206 +1684,268 @@ transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool *
         cc->stream_t_enc_us += ggml_time_us() - t_enc0;
     }
 
-    // ---- 5. Decoder: prompt prefill once, then one step per ready token. ----
-    const int64_t t_dec0 = ggml_time_us();
-    const int     vocab  = hp.dec_vocab_size;
-    const int32_t eos_id = hp.eos_token_id;
-    auto          argmax = [](const std::vector<float> & v) -> int32_t {
-        int32_t best = 0;
-        float   bv   = v[0];
-        for (int32_t i = 1; i < static_cast<int32_t>(v.size()); ++i) {
-            if (v[i] > bv) {
-                bv   = v[i];
-                best = i;
-            }
-        }
-        return best;
-    };
+    *out_skipped = false;
+    return TRANSCRIBE_OK;
+}
 
-    if (!cc->stream_prompt_done && cc->stream_n_tok_ready >= T_prompt) {
-        if (cc->poll_abort()) {
+// The prompt's length: BOS, the left padding and the delay's pads.
+int stream_prompt_tokens(const Session * cc, const Model * cm) {
+    return 1 + cm->specials.n_left_pad + cc->stream_num_delay;
+}
+
+// How far the decoder may go in this call: every ready token, at finalize no
+// further than the audio (the clamp), never past the position cap.
+int stream_decode_cap(const Session * cc, const Model * cm, bool is_final, bool * out_hit_pos_cap) {
+    int cap = (is_final && cc->stream_n_audio_clamp >= 0) ? std::min(cc->stream_n_tok_ready, cc->stream_n_audio_clamp) :
+                                                            cc->stream_n_tok_ready;
+    const int max_pos = voxtral_realtime_abs_position_cap(cm->hparams);
+    // Only a stop at the hard cap (not at the ready tokens or the clamp)
+    // truncates; stream_warn_if_truncated says so.
+    if (out_hit_pos_cap != nullptr) {
+        *out_hit_pos_cap = max_pos < cap;
+    }
+    return std::min(cap, max_pos);
+}
+
+// Decoder work a feed has made due: the prompt (one call) and a step per
+// ready token after it.
+int32_t stream_steps_due(const Session * cc, const Model * cm) {
+    if (cc->stream_eos) {
+        return 0;
+    }
+    int32_t   due      = 0;
+    int       pos      = cc->stream_dec_pos;
+    const int T_prompt = stream_prompt_tokens(cc, cm);
+    if (!cc->stream_prompt_done) {
+        if (cc->stream_n_tok_ready < T_prompt) {
+            return 0;
+        }
+        due = 1;
+        pos = T_prompt;
+    }
+    return due + std::max(0, stream_decode_cap(cc, cm, false, nullptr) - pos);
+}
+
+// Step 5a: the prompt, prefilled once its audio is ready; gives the first token.
+transcribe_status stream_prefill(Session * cc, Model * cm) {
+    const HParams & hp       = cm->hparams;
+    const int       dec_h    = hp.dec_hidden;
+    const int       vocab    = hp.dec_vocab_size;
+    const int       T_prompt = stream_prompt_tokens(cc, cm);
+    if (cc->stream_prompt_done || cc->stream_n_tok_ready < T_prompt) {
+        return TRANSCRIBE_OK;
+    }
+    if (cc->poll_abort()) {
+        return TRANSCRIBE_ERR_ABORTED;
+    }
+    if (cc->kv_cache.buffer != nullptr) {
+        ggml_backend_buffer_clear(cc->kv_cache.buffer, 0);
+    }
+    cc->kv_cache.n    = 0;
+    cc->kv_cache.head = 0;
+
+    std::vector<int32_t> prompt_ids;
+    prompt_ids.push_back(cm->specials.bos);
+    for (int i = 0; i < T_prompt - 1; ++i) {
+        prompt_ids.push_back(cm->specials.streaming_pad);
+    }
+
+    if (cc->compute_ctx != nullptr) {
+        ggml_free(cc->compute_ctx);
+        cc->compute_ctx = nullptr;
+    }
+    ggml_init_params ip{};
+    ip.mem_size     = 64 * 1024 * 1024;
+    ip.no_alloc     = true;
+    cc->compute_ctx = ggml_init(ip);
+    if (cc->compute_ctx == nullptr) {
+        transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
+                            "voxtral_realtime: compute context allocation failed — "
+                            "out of memory.");
+        return TRANSCRIBE_ERR_OOM;
+    }
+    PrefillBuild pb = build_prefill_graph(cc->compute_ctx, cm->weights, hp, cc->kv_cache, cc->ada_scale_all, T_prompt,
+                                          cc->decoder_use_flash, /*want_all_logits=*/false);
+    if (pb.graph == nullptr || pb.out == nullptr) {
+        return TRANSCRIBE_ERR_GGUF;
+    }
+    std::vector<int32_t> positions(T_prompt);
+    for (int i = 0; i < T_prompt; ++i) {
+        positions[i] = i;
+    }
+    std::vector<ggml_fp16_t> mask(static_cast<size_t>(T_prompt) * T_prompt, ggml_fp32_to_fp16(-INFINITY));
+    const ggml_fp16_t        mz = ggml_fp32_to_fp16(0.0f);
+    for (int r = 0; r < T_prompt; ++r) {
+        for (int c = 0; c <= r; ++c) {
+            mask[static_cast<size_t>(r) * T_prompt + c] = mz;
+        }
+    }
+    if (const transcribe_status st = stream_run_graph(
+            cc, cm, pb.graph,
+            [&] {
+                ggml_backend_tensor_set(pb.input_ids_in, prompt_ids.data(), 0, prompt_ids.size() * sizeof(int32_t));
+                ggml_backend_tensor_set(pb.audio_in, cc->stream_audio_embeds.data(), 0,
+                                        static_cast<size_t>(dec_h) * T_prompt * sizeof(float));
+                ggml_backend_tensor_set(pb.positions_in, positions.data(), 0, positions.size() * sizeof(int32_t));
+                ggml_backend_tensor_set(pb.mask_in, mask.data(), 0, mask.size() * sizeof(ggml_fp16_t));
+            });
+        st != TRANSCRIBE_OK) {
+        return st;
+    }
+    cc->kv_cache.n    = T_prompt;
+    cc->kv_cache.head = T_prompt;
+    std::vector<float> logits(vocab);
+    ggml_backend_tensor_get(pb.out, logits.data(), 0, logits.size() * sizeof(float));
+    if (transcribe::debug::enabled()) {
+        cc->stream_gen0_logits = logits;  // stream.logits_raw
+    }
+    int32_t best = 0;
+    for (int32_t i = 1; i < vocab; ++i) {
+        if (logits[i] > logits[best]) {
+            best = i;
+        }
+    }
+    cc->stream_generated.push_back(best);
+    cc->stream_next_tok    = best;
+    cc->stream_dec_pos     = T_prompt;
+    cc->stream_prompt_done = true;
+    return TRANSCRIBE_OK;
+}
+
+// The attention mask of the step at position `cur`: keys [max(0, cur-swin+1),
+// cur] at their ring slots (t % ring). While cur < ring this is the identity
+// slot map; once full, the `swin` in-window tokens fill all ring slots 1:1.
+void stream_step_mask(int cur, int swin, int ring, std::vector<ggml_fp16_t> & mask) {
+    const ggml_fp16_t mz = ggml_fp32_to_fp16(0.0f), mn = ggml_fp32_to_fp16(-INFINITY);
+    std::fill(mask.begin(), mask.end(), mn);
+    for (int t = std::max(0, cur - swin + 1); t <= cur; ++t) {
+        mask[t % ring] = mz;
+    }
+}
+
+// A step's token taken: the next step's input, the position, the ring's
+// bookkeeping, the end of the stream at EOS.
+void stream_take_token(Session * cc, Model * cm, int32_t tok) {
+    const int cur       = cc->stream_dec_pos;
+    const int ring      = cc->kv_cache.n_ctx;
+    cc->stream_next_tok = tok;
+    cc->stream_dec_pos  = cur + 1;
+    // Bookkeeping only (block_step reads n_ctx / max_n_kv, not n / head);
+    // keep them ring-consistent rather than letting them run past n_ctx.
+    cc->kv_cache.n      = std::min(cur + 2, ring);
+    cc->kv_cache.head   = (cur + 1) % ring;
+    if (tok == cm->hparams.eos_token_id) {
+        cc->stream_eos = true;
+        return;
+    }
+    cc->stream_generated.push_back(tok);
+}
+
+// Truncation at the hard context cap without an EOS: flag via
+// transcribe_was_truncated() + a single WARN (guarded by !was_truncated so it
+// fires at most once across the per-feed/finalize re-entries).
+void stream_warn_if_truncated(Session * cc, Model * cm, int cap, bool hit_pos_cap) {
+    if (hit_pos_cap && !cc->stream_eos && cc->stream_dec_pos >= cap && !cc->was_truncated) {
+        cc->was_truncated = true;
+        transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_WARN,
+                            "voxtral_realtime: output truncated at the %d-token context cap "
+                            "before end-of-stream; transcript may be incomplete.",
+                            voxtral_realtime_abs_position_cap(cm->hparams));
+    }
+}
+
+// Step 5b: up to `max_steps` (< 0: all) decoder steps of one session, one
+// token per ready audio frame, on its own step graph. Polls the abort
+// callback before each step unless the caller did (`poll`).
+transcribe_status stream_decode_steps(Session * cc, Model * cm, bool is_final, int max_steps, bool poll = true) {
+    if (!cc->stream_prompt_done || cc->stream_eos || cc->stream_dec_pos >= cc->stream_n_tok_ready || max_steps == 0) {
+        return TRANSCRIBE_OK;
+    }
+    const HParams & hp       = cm->hparams;
+    const int       dec_h    = hp.dec_hidden;
+    const int       vocab    = hp.dec_vocab_size;
+    const int       T_prompt = stream_prompt_tokens(cc, cm);
+    const int       max_n_kv = cc->kv_cache.n_ctx;
+    if (cc->compute_ctx != nullptr) {
+        ggml_free(cc->compute_ctx);
+        cc->compute_ctx = nullptr;
+    }
+    ggml_init_params ip{};
+    ip.mem_size     = 64 * 1024 * 1024;
+    ip.no_alloc     = true;
+    cc->compute_ctx = ggml_init(ip);
+    if (cc->compute_ctx == nullptr) {
+        transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
+                            "voxtral_realtime: compute context allocation failed — "
+                            "out of memory.");
+        return TRANSCRIBE_ERR_OOM;
+    }
+    StepBuild sb = build_step_graph(cc->compute_ctx, cm->weights, hp, cc->kv_cache, cc->ada_scale_all, max_n_kv,
+                                    cc->decoder_use_flash);
+    if (sb.graph == nullptr || sb.out == nullptr) {
+        return TRANSCRIBE_ERR_GGUF;
+    }
+    if (cc->sched == nullptr) {
+        cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
+        if (cc->sched == nullptr) {
+            return TRANSCRIBE_ERR_BACKEND;
+        }
+    }
+    ggml_backend_sched_reset(cc->sched);
+    if (!TRANSCRIBE_ALLOC_SCHED_GRAPH(cc->sched, sb.graph, "voxtral_realtime")) {
+        transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
+                            "voxtral_realtime: stream step graph allocation failed — "
+                            "out of memory.");
+        return TRANSCRIBE_ERR_OOM;
+    }
+    apply_threads(cc->sched, cc->n_threads);
+
+    const int                swin = hp.dec_sliding_window;  // 8192
+    std::vector<ggml_fp16_t> step_mask(max_n_kv);
+    bool                     hit_pos_cap = false;
+    const int                cap         = stream_decode_cap(cc, cm, is_final, &hit_pos_cap);
+    for (int done = 0; !cc->stream_eos && cc->stream_dec_pos < cap && (max_steps < 0 || done < max_steps); ++done) {
+        if (poll && cc->poll_abort()) {
             return TRANSCRIBE_ERR_ABORTED;
         }
-        if (cc->kv_cache.buffer != nullptr) {
-            ggml_backend_buffer_clear(cc->kv_cache.buffer, 0);
+        const int cur = cc->stream_dec_pos;
+        ggml_backend_tensor_set(sb.input_id_in, &cc->stream_next_tok, 0, sizeof(int32_t));
+        ggml_backend_tensor_set(
+            sb.audio_in, cc->stream_audio_embeds.data() + static_cast<size_t>(cur - cc->stream_audio_base) * dec_h, 0,
+            static_cast<size_t>(dec_h) * sizeof(float));
+        const int32_t pos_val = cur;
+        ggml_backend_tensor_set(sb.position_in, &pos_val, 0, sizeof(int32_t));
+        // Sliding-window ring write: token `cur` lands at slot `cur % ring`,
+        // overwriting token `cur - ring` (exactly one past the window, so it
+        // is already evicted). RoPE position stays ABSOLUTE (`cur`).
+        const int64_t kv_idx = cur % max_n_kv;
+        ggml_backend_tensor_set(sb.kv_idx_in, &kv_idx, 0, sizeof(int64_t));
+        stream_step_mask(cur, swin, max_n_kv, step_mask);
+        ggml_backend_tensor_set(sb.mask_in, step_mask.data(), 0, static_cast<size_t>(max_n_kv) * sizeof(ggml_fp16_t));
+        if (ggml_backend_sched_graph_compute(cc->sched, sb.graph) != GGML_STATUS_SUCCESS) {
+            return TRANSCRIBE_ERR_BACKEND;
         }
-        cc->kv_cache.n    = 0;
-        cc->kv_cache.head = 0;
-
-        std::vector<int32_t> prompt_ids;
-        prompt_ids.push_back(cm->specials.bos);
-        for (int i = 0; i < T_prompt - 1; ++i) {
-            prompt_ids.push_back(cm->specials.streaming_pad);
+        if (transcribe::debug::enabled() && cur == T_prompt - 1 + 8) {  // stream.logits_raw.gen8
+            cc->stream_gen8_logits.assign(vocab, 0.0f);
+            ggml_backend_tensor_get(sb.logits, cc->stream_gen8_logits.data(), 0,
+                                    static_cast<size_t>(vocab) * sizeof(float));
         }
-
-        if (cc->compute_ctx != nullptr) {
-            ggml_free(cc->compute_ctx);
-            cc->compute_ctx = nullptr;
-        }
-        ggml_init_params ip{};
-        ip.mem_size     = 64 * 1024 * 1024;
-        ip.no_alloc     = true;
-        cc->compute_ctx = ggml_init(ip);
-        if (cc->compute_ctx == nullptr) {
-            transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
-                                "voxtral_realtime: compute context allocation failed — "
-                                "out of memory.");
-            return TRANSCRIBE_ERR_OOM;
-        }
-        PrefillBuild pb = build_prefill_graph(cc->compute_ctx, cm->weights, hp, cc->kv_cache, cc->ada_scale_all,
-                                              T_prompt, cc->decoder_use_flash, /*want_all_logits=*/false);
-        if (pb.graph == nullptr || pb.out == nullptr) {
-            return TRANSCRIBE_ERR_GGUF;
-        }
-        std::vector<int32_t> positions(T_prompt);
-        for (int i = 0; i < T_prompt; ++i) {
-            positions[i] = i;
-        }
-        std::vector<ggml_fp16_t> mask(static_cast<size_t>(T_prompt) * T_prompt, ggml_fp32_to_fp16(-INFINITY));
-        const ggml_fp16_t        mz = ggml_fp32_to_fp16(0.0f);
-        for (int r = 0; r < T_prompt; ++r) {
-            for (int c = 0; c <= r; ++c) {
-                mask[static_cast<size_t>(r) * T_prompt + c] = mz;
-            }
-        }
-        if (const transcribe_status st = stream_run_graph(
-                cc, cm, pb.graph,
-                [&] {
-                    ggml_backend_tensor_set(pb.input_ids_in, prompt_ids.data(), 0, prompt_ids.size() * sizeof(int32_t));
-                    ggml_backend_tensor_set(pb.audio_in, cc->stream_audio_embeds.data(), 0,
-                                            static_cast<size_t>(dec_h) * T_prompt * sizeof(float));
-                    ggml_backend_tensor_set(pb.positions_in, positions.data(), 0, positions.size() * sizeof(int32_t));
-                    ggml_backend_tensor_set(pb.mask_in, mask.data(), 0, mask.size() * sizeof(ggml_fp16_t));
-                });
-            st != TRANSCRIBE_OK) {
-            return st;
-        }
-        cc->kv_cache.n    = T_prompt;
-        cc->kv_cache.head = T_prompt;
-        std::vector<float> logits(vocab);
-        ggml_backend_tensor_get(pb.out, logits.data(), 0, logits.size() * sizeof(float));
-        if (dumps_on) {
-            cc->stream_gen0_logits = logits;  // stream.logits_raw
-        }
-        const int32_t g0 = argmax(logits);
-        cc->stream_generated.push_back(g0);
-        cc->stream_next_tok    = g0;
-        cc->stream_dec_pos     = T_prompt;
-        cc->stream_prompt_done = true;
+        int32_t tok = 0;
+        ggml_backend_tensor_get(sb.out, &tok, 0, sizeof(int32_t));
+        stream_take_token(cc, cm, tok);
     }
+    stream_warn_if_truncated(cc, cm, cap, hit_pos_cap);
+    return TRANSCRIBE_OK;
+}
 
-    if (cc->stream_prompt_done && !cc->stream_eos && cc->stream_dec_pos < cc->stream_n_tok_ready) {
-        const int max_n_kv = cc->kv_cache.n_ctx;
-        if (cc->compute_ctx != nullptr) {
-            ggml_free(cc->compute_ctx);
-            cc->compute_ctx = nullptr;
-        }
-        ggml_init_params ip{};
-        ip.mem_size     = 64 * 1024 * 1024;
-        ip.no_alloc     = true;
-        cc->compute_ctx = ggml_init(ip);
-        if (cc->compute_ctx == nullptr) {
-            transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
-                                "voxtral_realtime: compute context allocation failed — "
-                                "out of memory.");
-            return TRANSCRIBE_ERR_OOM;
-        }
-        StepBuild sb = build_step_graph(cc->compute_ctx, cm->weights, hp, cc->kv_cache, cc->ada_scale_all, max_n_kv,
-                                        cc->decoder_use_flash);
-        if (sb.graph == nullptr || sb.out == nullptr) {
-            return TRANSCRIBE_ERR_GGUF;
-        }
-        if (cc->sched == nullptr) {
-            cc->sched = transcribe::new_session_sched(cm->plan, cc->backends);
-            if (cc->sched == nullptr) {
-                return TRANSCRIBE_ERR_BACKEND;
-            }
-        }
-        ggml_backend_sched_reset(cc->sched);
-        if (!TRANSCRIBE_ALLOC_SCHED_GRAPH(cc->sched, sb.graph, "voxtral_realtime")) {
-            transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
-                                "voxtral_realtime: stream step graph allocation failed — "
-                                "out of memory.");
-            return TRANSCRIBE_ERR_OOM;
-        }
-        apply_threads(cc->sched, cc->n_threads);
+// Steps 6-7 of stream_process: release consumed audio embeds, the timing
+// log and dumps at finalize, and the transcript.
+void stream_publish(Session * cc, Model * cm, bool is_final, const std::string & prev_text, bool * out_changed) {
+    const HParams & hp       = cm->hparams;
+    const bool      dumps_on = transcribe::debug::enabled();
+    const int       dec_h    = hp.dec_hidden;
+    const int       vocab    = hp.dec_vocab_size;
 
-        const int                swin    = hp.dec_sliding_window;  // 8192
-        const int                kv_ring = max_n_kv;               // ring size == n_ctx (== swin here)
-        // Hard absolute-position cap = dec_max_position; a streaming caller hits
-        // memory/latency long before it (~2.9 h).
-        const int                max_pos = voxtral_realtime_abs_position_cap(hp);
-        const ggml_fp16_t        mz = ggml_fp32_to_fp16(0.0f), mn = ggml_fp32_to_fp16(-INFINITY);
-        std::vector<ggml_fp16_t> step_mask(max_n_kv, mn);
-        int                      cap         = (is_final && cc->stream_n_audio_clamp >= 0) ?
-                                                   std::min(cc->stream_n_tok_ready, cc->stream_n_audio_clamp) :
-                                                   cc->stream_n_tok_ready;
-        // `hit_pos_cap`: this chunk's decode was limited by the hard position cap
-        // (not by stream_n_tok_ready / the finalize clamp), so the truncation WARN
-        // below fires only at the genuine hard cap.
-        const bool               hit_pos_cap = (max_pos < cap);
-        cap                                  = std::min(cap, max_pos);
-        while (!cc->stream_eos && cc->stream_dec_pos < cap) {
-            if (cc->poll_abort()) {
-                return TRANSCRIBE_ERR_ABORTED;
-            }
-            const int cur = cc->stream_dec_pos;
-            ggml_backend_tensor_set(sb.input_id_in, &cc->stream_next_tok, 0, sizeof(int32_t));
-            ggml_backend_tensor_set(
-                sb.audio_in, cc->stream_audio_embeds.data() + static_cast<size_t>(cur - cc->stream_audio_base) * dec_h,
-                0, static_cast<size_t>(dec_h) * sizeof(float));
-            const int32_t pos_val = cur;
-            ggml_backend_tensor_set(sb.position_in, &pos_val, 0, sizeof(int32_t));
-            // Sliding-window ring write: token `cur` lands at slot `cur % kv_ring`,
-            // overwriting token `cur - kv_ring` (exactly one past the window, so it
-            // is already evicted). RoPE position stays ABSOLUTE (`cur`).
-            const int64_t kv_idx = cur % kv_ring;
-            ggml_backend_tensor_set(sb.kv_idx_in, &kv_idx, 0, sizeof(int64_t));
-            // Reveal keys [max(0,cur-swin+1) .. cur] at their ring slots (t % kv_ring).
-            // For cur < kv_ring this is the identity slot map (== the pre-ring path);
-            // once full, the `swin` in-window tokens occupy all `kv_ring` slots 1:1.
-            std::fill(step_mask.begin(), step_mask.end(), mn);
-            for (int t = std::max(0, cur - swin + 1); t <= cur; ++t) {
-                step_mask[t % kv_ring] = mz;
-            }
-            ggml_backend_tensor_set(sb.mask_in, step_mask.data(), 0,
-                                    static_cast<size_t>(max_n_kv) * sizeof(ggml_fp16_t));
-            if (ggml_backend_sched_graph_compute(cc->sched, sb.graph) != GGML_STATUS_SUCCESS) {
-                return TRANSCRIBE_ERR_BACKEND;
-            }
-            if (dumps_on && cur == T_prompt - 1 + 8) {  // stream.logits_raw.gen8
-                cc->stream_gen8_logits.assign(vocab, 0.0f);
-                ggml_backend_tensor_get(sb.logits, cc->stream_gen8_logits.data(), 0,
-                                        static_cast<size_t>(vocab) * sizeof(float));
-            }
-            int32_t tok = 0;
-            ggml_backend_tensor_get(sb.out, &tok, 0, sizeof(int32_t));
-            cc->stream_next_tok = tok;
-            cc->stream_dec_pos  = cur + 1;
-            // Bookkeeping only (block_step reads n_ctx / max_n_kv, not n / head);
-            // keep them ring-consistent rather than letting them run past n_ctx.
-            cc->kv_cache.n      = std::min(cur + 2, kv_ring);
-            cc->kv_cache.head   = (cur + 1) % kv_ring;
-            if (tok == eos_id) {
-                cc->stream_eos = true;
-                break;
-            }
-            cc->stream_generated.push_back(tok);
-        }
-
-        // Truncation at the hard context cap without an EOS: flag via
-        // transcribe_was_truncated() + a single WARN (guarded by !was_truncated
-        // so it fires at most once across the per-feed/finalize re-entries).
-        if (hit_pos_cap && !cc->stream_eos && cc->stream_dec_pos >= cap && !cc->was_truncated) {
-            cc->was_truncated = true;
-            transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_WARN,
-                                "voxtral_realtime: output truncated at the %d-token context cap "
-                                "before end-of-stream; transcript may be incomplete.",
-                                max_pos);
-        }
-    }
-
-    cc->stream_t_dec_us += ggml_time_us() - t_dec0;
 
     // Release consumed audio embeds [audio_base, dec_pos) — the decoder never
     // re-reads past positions, so memory stays bounded. Skipped while dumping so
@@ -1940,11 +1997,38 @@ transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool *
     // ---- 7. Publish transcript. ----
     std::string   text     = detok_generated(cm, cc->stream_generated);
     const int     sr       = std::max(1, hp.fe_sample_rate);
-    const int64_t audio_ms = static_cast<int64_t>(n_aud_total) * 1000 / sr;
+    const int64_t audio_ms =
+        (cc->stream_pcm_drop + static_cast<int64_t>(cc->stream_pcm.size())) * 1000 / sr;
     publish_stream_text(cc, cm, text, audio_ms);
     if (out_changed) {
         *out_changed = (text != prev_text) || is_final;
     }
+}
+
+// The incremental streaming driver. Recomputes the cheap mel + conv stem over
+// the accumulated (left-padded) buffer, then advances the EXPENSIVE encoder
+// transformer (StaticCache ring) and decoder (persistent KV) one audio
+// frame/token at a time — exactly the reference generate() mechanism. On
+// is_final the full offline-padded buffer is processed, so the emitted ids equal
+// the offline path (and the `stream` oracle). Sets *out_changed on advance.
+transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool * out_changed) {
+    if (out_changed) {
+        *out_changed = false;
+    }
+    const std::string prev_text = cc->full_text;
+    bool              skipped   = false;
+    if (const transcribe_status st = stream_encode(cc, cm, is_final, &skipped); st != TRANSCRIBE_OK || skipped) {
+        return st;
+    }
+    const int64_t t_dec0 = ggml_time_us();
+    if (const transcribe_status st = stream_prefill(cc, cm); st != TRANSCRIBE_OK) {
+        return st;
+    }
+    if (const transcribe_status st = stream_decode_steps(cc, cm, is_final, -1); st != TRANSCRIBE_OK) {
+        return st;
+    }
+    cc->stream_t_dec_us += ggml_time_us() - t_dec0;
+    stream_publish(cc, cm, is_final, prev_text, out_changed);
     return TRANSCRIBE_OK;
 }
 
@@ -1983,6 +2067,7 @@ transcribe_status stream_begin(transcribe_session * session,
     cc->stream_dec_pos     = 0;
     cc->stream_next_tok    = 0;
     cc->stream_eos         = false;
+    cc->stream_publish_due = false;
     cc->stream_generated.clear();
     cc->stream_n_audio_clamp = -1;
 
@@ -2121,8 +2206,233 @@ void stream_reset(transcribe_session * session) {
     cc->stream_dec_pos     = 0;
     cc->stream_next_tok    = 0;
     cc->stream_eos         = false;
+    cc->stream_publish_due = false;
     cc->stream_generated.clear();
     cc->stream_n_audio_clamp = -1;
+}
+
+// ---------------------------------------------------------------------------
+// Streams of one model decoded together (transcribe_stream_feed_audio /
+// transcribe_stream_decode_many)
+// ---------------------------------------------------------------------------
+
+// stream_feed without the decoder: the audio taken and encoded.
+transcribe_status stream_feed_audio(transcribe_session * session,
+                                    const float *        pcm,
+                                    int                  n_samples,
+                                    int32_t *            out_steps_due) {
+    auto * cc = static_cast<Session *>(session);
+    auto * cm = static_cast<Model *>(cc->model);
+    if (cm == nullptr || cm->plan.scheduler_list.empty()) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    if (cc->poll_abort()) {
+        return TRANSCRIBE_ERR_ABORTED;
+    }
+    cc->stream_pcm.insert(cc->stream_pcm.end(), pcm, pcm + n_samples);
+    const int sr              = std::max(1, cm->hparams.fe_sample_rate);
+    cc->stream_audio_input_us = static_cast<int64_t>(cc->stream_pcm.size()) * 1000000 / sr;
+
+    const int64_t since            = static_cast<int64_t>(cc->stream_pcm.size()) - cc->stream_last_decode_samples;
+    const int64_t interval_samples = static_cast<int64_t>(cc->stream_min_decode_ms) * sr / 1000;
+    if (since >= interval_samples) {
+        bool skipped = false;
+        if (const transcribe_status st = stream_encode(cc, cm, /*is_final=*/false, &skipped); st != TRANSCRIBE_OK) {
+            return st;
+        }
+        cc->stream_publish_due         = cc->stream_publish_due || !skipped;
+        cc->stream_last_decode_samples = static_cast<int64_t>(cc->stream_pcm.size());
+    }
+    *out_steps_due = stream_steps_due(cc, cm);
+    return TRANSCRIBE_OK;
+}
+
+namespace {
+
+struct DecodeMember {
+    Session *           cc;
+    Model *             cm;
+    transcribe_status * status;
+    int32_t             budget;
+};
+
+// Whether two sessions' steps can be one graph: one model and the same delay
+// (the adaptive-norm scales follow from it), the same KV ring, flash
+// attention, no debug dumps (which capture single-step logits).
+bool same_step_graph(const DecodeMember & a, const DecodeMember & b) {
+    return a.cm == b.cm && a.cc->stream_num_delay == b.cc->stream_num_delay &&
+           a.cc->kv_cache.n_ctx == b.cc->kv_cache.n_ctx && a.cc->kv_cache.self_k->type == b.cc->kv_cache.self_k->type &&
+           a.cc->decoder_use_flash && b.cc->decoder_use_flash && !transcribe::debug::enabled();
+}
+
+// One step of every session of `group` (two or more) as one graph, on the
+// first session's batch scratch. Each session's abort callback has been
+// polled for this step by the caller.
+transcribe_status stream_step_together(const std::vector<DecodeMember *> & group) {
+    Session *       lead     = group[0]->cc;
+    Model *         cm       = group[0]->cm;
+    const HParams & hp       = cm->hparams;
+    const int       dec_h    = hp.dec_hidden;
+    const int       max_n_kv = lead->kv_cache.n_ctx;
+    const size_t    B        = group.size();
+
+    if (lead->batch_ctx != nullptr) {
+        ggml_free(lead->batch_ctx);
+        lead->batch_ctx = nullptr;
+    }
+    ggml_init_params ip{};
+    ip.mem_size     = 64 * 1024 * 1024;
+    ip.no_alloc     = true;
+    lead->batch_ctx = ggml_init(ip);
+    if (lead->batch_ctx == nullptr) {
+        return TRANSCRIBE_ERR_OOM;
+    }
+    std::vector<transcribe::causal_lm::KvCache *> caches;
+    for (const DecodeMember * m : group) {
+        caches.push_back(&m->cc->kv_cache);
+    }
+    StepBuildMany sb = build_step_graph_many(lead->batch_ctx, cm->weights, hp, caches, lead->ada_scale_all, max_n_kv);
+    if (sb.graph == nullptr || sb.out == nullptr) {
+        return TRANSCRIBE_ERR_GGUF;
+    }
+    if (lead->batch_sched == nullptr) {
+        lead->batch_sched = transcribe::new_session_sched(cm->plan, lead->backends);
+        if (lead->batch_sched == nullptr) {
+            return TRANSCRIBE_ERR_BACKEND;
+        }
+    }
+    ggml_backend_sched_reset(lead->batch_sched);
+    if (!TRANSCRIBE_ALLOC_SCHED_GRAPH(lead->batch_sched, sb.graph, "voxtral_realtime")) {
+        return TRANSCRIBE_ERR_OOM;
+    }
+    apply_threads(lead->batch_sched, lead->n_threads);
+
+    std::vector<int32_t>     ids(B), positions(B);
+    std::vector<float>       audio(B * static_cast<size_t>(dec_h));
+    std::vector<ggml_fp16_t> mask(max_n_kv);
+    for (size_t b = 0; b < B; ++b) {
+        const Session * cc  = group[b]->cc;
+        const int       cur = cc->stream_dec_pos;
+        ids[b]              = cc->stream_next_tok;
+        positions[b]        = cur;
+        std::memcpy(audio.data() + b * dec_h,
+                    cc->stream_audio_embeds.data() + static_cast<size_t>(cur - cc->stream_audio_base) * dec_h,
+                    static_cast<size_t>(dec_h) * sizeof(float));
+        const int64_t kv_idx = cur % max_n_kv;
+        ggml_backend_tensor_set(sb.kv_idx_in[b], &kv_idx, 0, sizeof(int64_t));
+        stream_step_mask(cur, hp.dec_sliding_window, max_n_kv, mask);
+        ggml_backend_tensor_set(sb.mask_in[b], mask.data(), 0, mask.size() * sizeof(ggml_fp16_t));
+    }
+    ggml_backend_tensor_set(sb.input_ids_in, ids.data(), 0, B * sizeof(int32_t));
+    ggml_backend_tensor_set(sb.positions_in, positions.data(), 0, B * sizeof(int32_t));
+    ggml_backend_tensor_set(sb.audio_in, audio.data(), 0, audio.size() * sizeof(float));
+    if (ggml_backend_sched_graph_compute(lead->batch_sched, sb.graph) != GGML_STATUS_SUCCESS) {
+        return TRANSCRIBE_ERR_BACKEND;
+    }
+    std::vector<int32_t> tokens(B);
+    ggml_backend_tensor_get(sb.out, tokens.data(), 0, B * sizeof(int32_t));
+    for (size_t b = 0; b < B; ++b) {
+        stream_take_token(group[b]->cc, cm, tokens[b]);
+    }
+    return TRANSCRIBE_OK;
+}
+
+// One round: one step of every member of `group` (members that can share a
+// graph). A member whose abort callback fires leaves with ABORTED; a batch
+// that fails is retried one member at a time, so that only a member whose
+// own step fails fails.
+void stream_round(const std::vector<DecodeMember *> & group) {
+    const int64_t               t0 = ggml_time_us();
+    std::vector<DecodeMember *> live;
+    for (DecodeMember * m : group) {
+        if (m->cc->poll_abort()) {
+            *m->status = TRANSCRIBE_ERR_ABORTED;
+        } else {
+            live.push_back(m);
+        }
+    }
+    bool together = live.size() > 1 && stream_step_together(live) == TRANSCRIBE_OK;
+    for (DecodeMember * m : live) {
+        if (!together) {
+            if (const transcribe_status st = stream_decode_steps(m->cc, m->cm, false, 1, /*poll=*/false);
+                st != TRANSCRIBE_OK) {
+                *m->status = st;
+                continue;
+            }
+        }
+        --m->budget;
+        m->cc->stream_publish_due = true;
+        m->cc->stream_t_dec_us += (ggml_time_us() - t0) / static_cast<int64_t>(std::max<size_t>(1, live.size()));
+    }
+}
+
+}  // namespace
+
+// Up to max_steps of the due decoder work of each session: the prompts one
+// by one, then rounds of one step per session, sessions that can share a
+// graph stepping as one.
+void stream_decode_many(transcribe_session * const * sessions,
+                        int32_t                      n,
+                        int32_t                      max_steps,
+                        transcribe_status *          out_status,
+                        int32_t *                    out_steps_left) {
+    std::vector<DecodeMember> members;
+    for (int32_t i = 0; i < n; ++i) {
+        out_status[i] = TRANSCRIBE_OK;
+        auto * cc     = static_cast<Session *>(sessions[i]);
+        members.push_back({ cc, static_cast<Model *>(cc->model), &out_status[i],
+                            max_steps > 0 ? max_steps : std::numeric_limits<int32_t>::max() });
+    }
+    const auto busy = [](const DecodeMember & m) {
+        return *m.status == TRANSCRIBE_OK && m.budget > 0 && stream_steps_due(m.cc, m.cm) > 0;
+    };
+    for (DecodeMember & m : members) {
+        if (busy(m) && !m.cc->stream_prompt_done) {
+            const int64_t t0 = ggml_time_us();
+            *m.status        = stream_prefill(m.cc, m.cm);
+            m.cc->stream_t_dec_us += ggml_time_us() - t0;
+            m.cc->stream_publish_due = true;
+            --m.budget;
+        }
+    }
+    for (;;) {
+        std::vector<DecodeMember *> due;
+        for (DecodeMember & m : members) {
+            if (busy(m)) {
+                due.push_back(&m);
+            }
+        }
+        if (due.empty()) {
+            break;
+        }
+        if (due.size() == 1) {
+            // Alone: all its steps on one graph, as a feed decodes them.
+            DecodeMember & m      = *due[0];
+            const int      before = m.cc->stream_dec_pos;
+            const int64_t  t0     = ggml_time_us();
+            *m.status             = stream_decode_steps(m.cc, m.cm, /*is_final=*/false, m.budget);
+            m.cc->stream_t_dec_us += ggml_time_us() - t0;
+            m.cc->stream_publish_due = true;
+            m.budget -= m.cc->stream_dec_pos - before;
+            break;
+        }
+        while (!due.empty()) {
+            std::vector<DecodeMember *> group, rest;
+            for (DecodeMember * m : due) {
+                (group.empty() || same_step_graph(*group[0], *m) ? group : rest).push_back(m);
+            }
+            stream_round(group);
+            due = std::move(rest);
+        }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        DecodeMember & m  = members[i];
+        out_steps_left[i] = *m.status == TRANSCRIBE_OK ? stream_steps_due(m.cc, m.cm) : 0;
+        if (*m.status == TRANSCRIBE_OK && out_steps_left[i] == 0 && m.cc->stream_publish_due) {
+            stream_publish(m.cc, m.cm, /*is_final=*/false, std::string(), nullptr);
+            m.cc->stream_publish_due = false;
+        }
+    }
 }
 
 bool accepts_ext_kind(const transcribe_model * model, transcribe_ext_slot slot, uint32_t kind) {
@@ -2700,6 +3010,12 @@ extern const Arch arch = {
     /* .stream_finalize  = */ stream_finalize,
     /* .stream_reset     = */ stream_reset,
     /* .accepts_ext_kind = */ accepts_ext_kind,
+    /* .run_validate       = */ nullptr,
+    /* .diarize            = */ nullptr,
+    /* .langid             = */ nullptr,
+    /* .vad                = */ nullptr,
+    /* .stream_feed_audio  = */ stream_feed_audio,
+    /* .stream_decode_many = */ stream_decode_many,
 };
 
 }  // namespace transcribe::voxtral_realtime

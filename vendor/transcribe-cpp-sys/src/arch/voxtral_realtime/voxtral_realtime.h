@@ -126,6 +126,7 @@ struct Session final : public transcribe_session {
     int                            stream_dec_pos     = 0;      // next decoder position
     int32_t                        stream_next_tok    = 0;      // last emitted token (step input)
     bool                           stream_eos         = false;
+    bool                           stream_publish_due = false;  // feed_audio / decode_many moved the stream
     std::vector<int32_t>           stream_generated;            // emitted token ids
     int                            stream_n_audio_clamp = -1;   // ceil(mel_frames/8) decode cap
 
@@ -141,6 +142,12 @@ struct Session final : public transcribe_session {
     int64_t stream_t_enc_us         = 0;  // encoder ring transformer (build + alloc + compute)
     int64_t stream_t_enc_compute_us = 0;  // ... of which pure graph_compute (rest = per-feed overhead)
     int64_t stream_t_dec_us         = 0;  // decoder prefill + step loop
+
+    // Scratch of decoder steps batched across sessions (stream_decode_many),
+    // built by the first session of a batch, apart from sched / compute_ctx
+    // so that a batch does not disturb this session's own graphs.
+    ggml_backend_sched_t batch_sched = nullptr;
+    ggml_context *       batch_ctx   = nullptr;
 
     Session() = default;
     ~Session() override;

@@ -835,6 +835,24 @@ unsafe extern "C" {
     ) -> transcribe_status;
 }
 unsafe extern "C" {
+    pub fn transcribe_stream_feed_audio(
+        session: *mut transcribe_session,
+        pcm: *const f32,
+        n_samples: ::std::os::raw::c_int,
+        out_steps_due: *mut i32,
+    ) -> transcribe_status;
+}
+unsafe extern "C" {
+    pub fn transcribe_stream_decode_many(
+        sessions: *const *mut transcribe_session,
+        n: i32,
+        max_steps: i32,
+        updates: *mut transcribe_stream_update,
+        out_status: *mut transcribe_status,
+        out_steps_left: *mut i32,
+    ) -> transcribe_status;
+}
+unsafe extern "C" {
     pub fn transcribe_stream_finalize(
         session: *mut transcribe_session,
         update: *mut transcribe_stream_update,

@@ -313,9 +313,8 @@ impl Opts {
 
     pub(crate) fn spec(&self, path: &Path) -> ModelSpec {
         ModelSpec {
-            path: path.to_path_buf(),
             backend: self.backend,
-            device: None,
+            ..ModelSpec::new(path)
         }
     }
 

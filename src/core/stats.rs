@@ -21,6 +21,9 @@ pub mod field {
     pub const SERVER_CONNECTED: &str = "server-connected";
     pub const FAILOVERS: &str = "failovers";
     pub const MODEL_STEPS: &str = "model-steps";
+    pub const WEIGHTS_REPACKED: &str = "weights-repacked";
+    pub const MODEL_STREAMS: &str = "model-streams";
+    pub const DECODED_TOGETHER: &str = "decoded-together";
     pub const MODEL_CALL: &str = "model-call";
     pub const WORD_LAG: &str = "word-lag";
     pub const LAST_WORD_AGE: &str = "last-word-age";
@@ -130,6 +133,8 @@ pub struct Stats {
     pub failovers: u64,
     /// 80 ms frames the model has decoded.
     pub model_steps: u64,
+    /// engine=local: how the model is held and shared in this process.
+    pub model_use: crate::recognizer::ModelUse,
     /// When the model call in progress began (a decode; engine=vllm, the
     /// wait for the server's answers, reconnections included).
     pub model_call_since: Option<Instant>,
@@ -181,6 +186,16 @@ impl Stats {
         self.processing.as_secs_f64() / (self.transcribed_samples as f64 / f64::from(SAMPLE_RATE))
     }
 
+    /// The mean of the streams that each decoder step of the model ran
+    /// with (1.0: always alone; 0.0 before the first).
+    pub fn decoded_together(&self) -> f64 {
+        let u = &self.model_use;
+        if u.decode_rounds == 0 {
+            return 0.0;
+        }
+        u.decode_streams as f64 / u.decode_rounds as f64
+    }
+
     pub fn lag(&self) -> gst::ClockTime {
         gst::ClockTime::from_nseconds(samples_to_ns(self.queued_samples))
     }
@@ -218,6 +233,10 @@ impl Stats {
             .field(field::SERVER_CONNECTED, self.server_connected)
             .field(field::FAILOVERS, self.failovers)
             .field(field::MODEL_STEPS, self.model_steps)
+            .field(field::WEIGHTS_REPACKED, self.model_use.repacked_bytes)
+            .field("weights-repacked-tensors", self.model_use.repacked_tensors)
+            .field(field::MODEL_STREAMS, self.model_use.streams)
+            .field(field::DECODED_TOGETHER, self.decoded_together())
             .field(field::MODEL_CALL, elapsed_ns(self.model_call_since))
             .field(field::WORD_LAG, self.word_lag.to_structure())
             .field(

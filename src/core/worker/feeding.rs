@@ -229,10 +229,12 @@ impl Worker {
         self.model_call(true);
         let result = self.stream.feed(samples);
         let spent = started.elapsed();
+        let model_use = self.stream.model_use();
         self.inbox.stats().update(|s| {
             s.processing += spent;
             s.transcribed_samples += samples.len() as u64;
             s.model_call_since = None;
+            s.model_use = model_use;
         });
         self.report_notices();
         let updates = result.map_err(|err| self.engine_failure(&err))?;

@@ -18,8 +18,10 @@ unless it is set already.
   16 kHz, mono), looped to ``seconds``;
 - ``play(pipeline, timeout_s, prog)``: a pipeline played to EOS, the
   ``stats`` of its element ``t`` and the CPU seconds it took;
-- ``child(script, *args)``: ``script --child ARGS`` in a Python process of
-  its own, the JSON of its last line of output back.
+- ``run(cmd)``, ``wall()``: a command run quietly (a failure ends the run);
+  seconds on a monotonic clock;
+- ``child(script, *args, env=None)``: ``script --child ARGS`` in a Python
+  process of its own (in ``env``), the JSON of its last line of output back.
 """
 
 import json
@@ -27,6 +29,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("GST_PLUGIN_PATH", os.path.join(ROOT, "target", "release"))
@@ -106,11 +109,22 @@ def sample_speech(seconds):
     return (out * (need // len(out) + 1))[:need]
 
 
-def child(script, *args):
-    """Runs `script --child ARGS` with this Python; the JSON of the last
-    line it prints. A failed child ends the run with its stderr's end."""
+def run(cmd):
+    """Runs the command `cmd` (a list), quietly; a failure ends the run."""
+    subprocess.run(cmd, check=True, capture_output=True)
+
+
+def wall():
+    """Seconds on a monotonic clock."""
+    return time.monotonic()
+
+
+def child(script, *args, env=None):
+    """Runs `script --child ARGS` with this Python (in `env`, or this
+    environment); the JSON of the last line it prints. A failed child ends
+    the run with its stderr's end."""
     out = subprocess.run([sys.executable, script, "--child", *args],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"child failed: {out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::batch::DecodeBatcher;
+use super::batch::Batcher;
 use super::model::{Model, ModelSpec};
 use super::session::Session;
 use super::Error;
@@ -56,13 +56,10 @@ fn file_identity(path: &std::path::Path) -> Option<(u64, u64, u64, SystemTime)> 
     Some((0, 0, m.len(), m.modified().ok()?))
 }
 
-/// A loaded model and what its streams share: the batcher of their decoder
-/// steps.
+/// A loaded model and what its streams share: the batcher of their feeds.
 pub(crate) struct SharedModel {
     pub(crate) model: Model,
-    pub(crate) batcher: DecodeBatcher,
-    /// Leases held: the streams open on the model.
-    streams: AtomicUsize,
+    pub(crate) batcher: Batcher,
 }
 
 /// A model in the pool: its users, the sessions given back, and since when
@@ -111,13 +108,8 @@ impl ModelLease {
         &self.shared.model
     }
 
-    pub(crate) fn batcher(&self) -> &DecodeBatcher {
+    pub(crate) fn batcher(&self) -> &Batcher {
         &self.shared.batcher
-    }
-
-    /// The streams open on the model in this process, this one included.
-    pub(crate) fn streams(&self) -> u32 {
-        self.shared.streams.load(Ordering::Relaxed) as u32
     }
 }
 
@@ -125,7 +117,7 @@ impl Drop for ModelLease {
     fn drop(&mut self) {
         let pool = ModelPool::global();
         pool.leased.fetch_sub(1, Ordering::Relaxed);
-        self.shared.streams.fetch_sub(1, Ordering::Relaxed);
+        self.shared.batcher.stream_closed();
         pool.give_back(&self.key, self.session.take());
     }
 }
@@ -167,8 +159,7 @@ impl ModelPool {
         }
         let shared = Arc::new(SharedModel {
             model: Model::load(spec)?,
-            batcher: DecodeBatcher::default(),
-            streams: AtomicUsize::new(0),
+            batcher: Batcher::default(),
         });
         self.loads.fetch_add(1, Ordering::Relaxed);
         *self
@@ -196,7 +187,7 @@ impl ModelPool {
         entry.unused_since = None;
         let session = entry.idle_sessions.pop().map(|(session, _)| session);
         self.leased.fetch_add(1, Ordering::Relaxed);
-        entry.shared.streams.fetch_add(1, Ordering::Relaxed);
+        entry.shared.batcher.stream_opened();
         Some(ModelLease {
             shared: entry.shared.clone(),
             session,

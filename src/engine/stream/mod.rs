@@ -159,11 +159,11 @@ impl Stream {
     /// The streams open on this stream's model in this process, this one
     /// included.
     pub fn model_streams(&self) -> u32 {
-        self.lease.streams()
+        self.lease.batcher().streams() as u32
     }
 
-    /// How the decoder steps of this stream's model were run together so
-    /// far, over all its streams.
+    /// How the feeds of this stream's model were run together so far, over
+    /// all its streams.
     pub fn decoded_together(&self) -> super::BatchCounts {
         self.lease.batcher().counts()
     }
@@ -388,28 +388,10 @@ impl Stream {
         })
     }
 
-    /// One feed: the audio encoded on this thread, then the decoder steps it
-    /// made due run with those of the model's other streams ([`super::batch`]).
+    /// One feed, run with the feeds of the model's other streams that are
+    /// waiting meanwhile ([`super::batch`]).
     fn feed_with_the_models_streams(&mut self, chunk: &[f32]) -> (ffi::transcribe_status, String) {
-        let session = self.session();
-        let batcher = self.lease.batcher();
-        let mut due = 0;
-        let (status, detail) = {
-            let _feeding = batcher.feeding();
-            // SAFETY: valid session; `chunk` is alive and non-empty.
-            log::capture(|| unsafe {
-                ffi::transcribe_stream_feed_audio(
-                    session,
-                    chunk.as_ptr(),
-                    chunk.len() as i32,
-                    &mut due,
-                )
-            })
-        };
-        if status != ffi::transcribe_status::TRANSCRIBE_OK {
-            return (status, detail);
-        }
-        batcher.decode(session)
+        self.lease.batcher().feed(self.session(), chunk)
     }
 
     fn finalize_library(&mut self) -> Result<Verdict, Error> {

@@ -2411,6 +2411,26 @@ TRANSCRIBE_API transcribe_status transcribe_stream_feed_audio(struct transcribe_
                                                               int                         n_samples,
                                                               int32_t *                   out_steps_due);
 
+/*
+ * transcribe_stream_feed_audio for n sessions at once (distinct, each with an
+ * ACTIVE stream; pcm[i], n_samples[i] are session i's audio, as
+ * transcribe_stream_feed_audio takes it): a family that can batch them runs
+ * the encoder work of sessions of one model as one graph. out_status[i]
+ * (required) is what transcribe_stream_feed_audio would return for session
+ * i (a failed session's stream is FAILED, the others go on), and
+ * out_steps_due[i] (nullable) its steps due. Returns
+ * TRANSCRIBE_ERR_INVALID_ARG for a malformed call (nothing runs), else
+ * TRANSCRIBE_OK with the results in out_status. A family with the halves of
+ * transcribe_stream_feed but no batched encoder feeds the sessions one by
+ * one.
+ */
+TRANSCRIBE_API transcribe_status transcribe_stream_feed_audio_many(struct transcribe_session * const * sessions,
+                                                                   const float * const *               pcm,
+                                                                   const int32_t *                     n_samples,
+                                                                   int32_t                             n,
+                                                                   transcribe_status *                 out_status,
+                                                                   int32_t *                           out_steps_due);
+
 TRANSCRIBE_API transcribe_status transcribe_stream_decode_many(struct transcribe_session * const * sessions,
                                                                int32_t                             n,
                                                                int32_t                             max_steps,

@@ -158,6 +158,17 @@ struct Arch {
                                int32_t                             max_steps,
                                transcribe_status *                 out_status,
                                int32_t *                           out_steps_left);
+
+    // Optional, with the two above: stream_feed_audio for n sessions of this
+    // family at once, their encoder work batched across sessions where it
+    // can; out_status[i] and out_steps_due[i] as stream_feed_audio returns
+    // and reports them for session i.
+    void (*stream_feed_audio_many)(struct transcribe_session * const * ctxs,
+                                   const float * const *               pcm,
+                                   const int32_t *                     n_samples,
+                                   int32_t                             n,
+                                   transcribe_status *                 out_status,
+                                   int32_t *                           out_steps_due);
 };
 
 // Look up an architecture by name. Returns nullptr if no registered

@@ -1230,6 +1230,59 @@ static transcribe_status transcribe_stream_feed_audio_impl(struct transcribe_ses
     return TRANSCRIBE_OK;
 }
 
+static transcribe_status transcribe_stream_feed_audio_many_impl(struct transcribe_session * const * sessions,
+                                                                const float * const *               pcm,
+                                                                const int32_t *                     n_samples,
+                                                                int32_t                             n,
+                                                                transcribe_status *                 out_status,
+                                                                int32_t *                           out_steps_due) {
+    if (sessions == nullptr || pcm == nullptr || n_samples == nullptr || out_status == nullptr || n <= 0) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    const transcribe::Arch * arch =
+        sessions[0] != nullptr && sessions[0]->model != nullptr ? sessions[0]->model->arch : nullptr;
+    for (int32_t i = 0; i < n; ++i) {
+        const transcribe_session * s = sessions[i];
+        if (s == nullptr || s->stream_state != TRANSCRIBE_STREAM_ACTIVE || s->model == nullptr ||
+            s->model->arch != arch || std::find(sessions, sessions + i, s) != sessions + i || pcm[i] == nullptr ||
+            n_samples[i] <= 0 || !pcm_is_finite(pcm[i], n_samples[i])) {
+            return TRANSCRIBE_ERR_INVALID_ARG;
+        }
+    }
+    if (arch == nullptr || arch->stream_feed_audio == nullptr || arch->stream_decode_many == nullptr) {
+        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
+    }
+    std::vector<int32_t> due(static_cast<size_t>(n), 0);
+    if (arch->stream_feed_audio_many == nullptr) {
+        for (int32_t i = 0; i < n; ++i) {
+            out_status[i] = call_stream_hook(
+                sessions[i], [&] { return arch->stream_feed_audio(sessions[i], pcm[i], n_samples[i], &due[i]); });
+        }
+    } else {
+        try {
+            arch->stream_feed_audio_many(sessions, pcm, n_samples, n, out_status, due.data());
+        } catch (...) {
+            // As call_stream_hook does for one session.
+            for (int32_t i = 0; i < n; ++i) {
+                sessions[i]->stream_state       = TRANSCRIBE_STREAM_FAILED;
+                sessions[i]->stream_last_status = TRANSCRIBE_ERR_BACKEND;
+            }
+            throw;
+        }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        if (out_status[i] != TRANSCRIBE_OK) {
+            sessions[i]->stream_state       = TRANSCRIBE_STREAM_FAILED;
+            sessions[i]->stream_last_status = out_status[i];
+            due[i]                          = 0;
+        }
+        if (out_steps_due != nullptr) {
+            out_steps_due[i] = due[i];
+        }
+    }
+    return TRANSCRIBE_OK;
+}
+
 static transcribe_status transcribe_stream_decode_many_impl(struct transcribe_session * const * sessions,
                                                             int32_t                             n,
                                                             int32_t                             max_steps,
@@ -2487,6 +2540,17 @@ extern "C" transcribe_status transcribe_stream_feed_audio(struct transcribe_sess
                                                           int32_t *                   out_steps_due) {
     return api_guard_status("transcribe_stream_feed_audio", [&] {
         return transcribe_stream_feed_audio_impl(session, pcm, n_samples, out_steps_due);
+    });
+}
+
+extern "C" transcribe_status transcribe_stream_feed_audio_many(struct transcribe_session * const * sessions,
+                                                               const float * const *               pcm,
+                                                               const int32_t *                     n_samples,
+                                                               int32_t                             n,
+                                                               transcribe_status *                 out_status,
+                                                               int32_t *                           out_steps_due) {
+    return api_guard_status("transcribe_stream_feed_audio_many", [&] {
+        return transcribe_stream_feed_audio_many_impl(sessions, pcm, n_samples, n, out_status, out_steps_due);
     });
 }
 

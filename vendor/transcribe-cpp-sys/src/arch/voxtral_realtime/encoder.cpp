@@ -184,42 +184,32 @@ ggml_tensor * mlp(ggml_context * ctx, ggml_tensor * x, const EncBlock & b) {
 // window under the host sliding-window-causal `mask` [read_len, n_new] (built
 // from ABSOLUTE positions by the caller). MHA (n_kv_heads==n_heads), so no GQA
 // repeat. q/v/out carry bias; k none. NEOX RoPE at absolute positions.
-ggml_tensor * mha_cached(ggml_context *                   ctx,
-                         ggml_cgraph *                    gf,
-                         ggml_tensor *                    x,
-                         const EncBlock &                 b,
-                         ggml_tensor *                    positions,
-                         ggml_tensor *                    mask,
-                         transcribe::causal_lm::KvCache & kv,
-                         int                              layer,
-                         int                              n_new,
-                         int                              write_slot,
-                         int                              read_start,
-                         int                              read_len,
-                         int                              n_heads,
-                         int                              head_dim,
-                         float                            rope_theta,
-                         int                              max_pos,
-                         bool                             use_flash) {
+// One session's attention in its encoder KV ring: writes the new frames' K/V
+// (`K`, `V`: [head_dim, n_heads, n_new, 1], RoPE applied) at ring rows
+// [write_slot, write_slot + n_new), then attends `Q` against the
+// [read_start, read_start + read_len) window under `mask`. Returns
+// [q_dim, n_new], before the output projection.
+ggml_tensor * attend_cached(ggml_context *                   ctx,
+                            ggml_cgraph *                    gf,
+                            ggml_tensor *                    Q,
+                            ggml_tensor *                    K,
+                            ggml_tensor *                    V,
+                            ggml_tensor *                    mask,
+                            transcribe::causal_lm::KvCache & kv,
+                            int                              layer,
+                            int                              n_new,
+                            int                              write_slot,
+                            int                              read_start,
+                            int                              read_len,
+                            int                              n_heads,
+                            int                              head_dim,
+                            bool                             use_flash) {
     const int64_t q_dim  = static_cast<int64_t>(n_heads) * head_dim;
     const int64_t kv_dim = static_cast<int64_t>(n_heads) * head_dim;  // MHA
     const int     n_ctx  = kv.n_ctx;
     const float   scale  = 1.0f / std::sqrt(static_cast<float>(head_dim));
     const size_t  k_elem = ggml_element_size(kv.self_k);
     const size_t  v_elem = ggml_element_size(kv.self_v);
-
-    ggml_tensor * Q = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_q_w, x), b.attn_q_b);
-    ggml_tensor * K = ggml_mul_mat(ctx, b.attn_k_w, x);  // no bias
-    ggml_tensor * V = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_v_w, x), b.attn_v_b);
-
-    Q = ggml_reshape_4d(ctx, Q, head_dim, n_heads, n_new, 1);
-    K = ggml_reshape_4d(ctx, K, head_dim, n_heads, n_new, 1);
-    V = ggml_reshape_4d(ctx, V, head_dim, n_heads, n_new, 1);
-
-    Q = ggml_rope_ext(ctx, Q, positions, nullptr, head_dim, GGML_ROPE_TYPE_NEOX, max_pos, rope_theta, 1.0f, 0.0f, 1.0f,
-                      32.0f, 1.0f);
-    K = ggml_rope_ext(ctx, K, positions, nullptr, head_dim, GGML_ROPE_TYPE_NEOX, max_pos, rope_theta, 1.0f, 0.0f, 1.0f,
-                      32.0f, 1.0f);
 
     // Write K/V into the cache ring at rows [write_slot, write_slot + n_new). K/V
     // memory order (fastest->slowest) is D,H,T == position-major within the slab.
@@ -256,9 +246,98 @@ ggml_tensor * mha_cached(ggml_context *                   ctx,
         o                     = ggml_cont(ctx, ggml_permute(ctx, o, 0, 2, 1, 3));      // [D, H, n_new]
         o                     = ggml_reshape_2d(ctx, o, q_dim, n_new);
     }
-
-    o = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_out_w, o), b.attn_out_b);
     return o;
+}
+
+// The Q/K/V projections of `x` [d_model, n] with RoPE at `positions`, each
+// [head_dim, n_heads, n, 1].
+struct Qkv {
+    ggml_tensor * Q;
+    ggml_tensor * K;
+    ggml_tensor * V;
+};
+
+Qkv project_qkv(ggml_context *   ctx,
+                ggml_tensor *    x,
+                const EncBlock & b,
+                ggml_tensor *    positions,
+                int              n,
+                int              n_heads,
+                int              head_dim,
+                float            rope_theta,
+                int              max_pos) {
+    ggml_tensor * Q = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_q_w, x), b.attn_q_b);
+    ggml_tensor * K = ggml_mul_mat(ctx, b.attn_k_w, x);  // no bias
+    ggml_tensor * V = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_v_w, x), b.attn_v_b);
+
+    Q = ggml_reshape_4d(ctx, Q, head_dim, n_heads, n, 1);
+    K = ggml_reshape_4d(ctx, K, head_dim, n_heads, n, 1);
+    V = ggml_reshape_4d(ctx, V, head_dim, n_heads, n, 1);
+
+    Q = ggml_rope_ext(ctx, Q, positions, nullptr, head_dim, GGML_ROPE_TYPE_NEOX, max_pos, rope_theta, 1.0f, 0.0f, 1.0f,
+                      32.0f, 1.0f);
+    K = ggml_rope_ext(ctx, K, positions, nullptr, head_dim, GGML_ROPE_TYPE_NEOX, max_pos, rope_theta, 1.0f, 0.0f, 1.0f,
+                      32.0f, 1.0f);
+    return { Q, K, V };
+}
+
+ggml_tensor * mha_cached(ggml_context *                   ctx,
+                         ggml_cgraph *                    gf,
+                         ggml_tensor *                    x,
+                         const EncBlock &                 b,
+                         ggml_tensor *                    positions,
+                         ggml_tensor *                    mask,
+                         transcribe::causal_lm::KvCache & kv,
+                         int                              layer,
+                         int                              n_new,
+                         int                              write_slot,
+                         int                              read_start,
+                         int                              read_len,
+                         int                              n_heads,
+                         int                              head_dim,
+                         float                            rope_theta,
+                         int                              max_pos,
+                         bool                             use_flash) {
+    const Qkv     qkv = project_qkv(ctx, x, b, positions, n_new, n_heads, head_dim, rope_theta, max_pos);
+    ggml_tensor * o   = attend_cached(ctx, gf, qkv.Q, qkv.K, qkv.V, mask, kv, layer, n_new, write_slot, read_start,
+                                      read_len, n_heads, head_dim, use_flash);
+    o                 = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_out_w, o), b.attn_out_b);
+    return o;
+}
+
+// mha_cached for the chunks of several sessions, one after the other in `x`:
+// the projections once for all frames, each session's attention in its own
+// ring.
+ggml_tensor * mha_cached_many(ggml_context *                          ctx,
+                              ggml_cgraph *                           gf,
+                              ggml_tensor *                           x,
+                              const EncBlock &                        b,
+                              ggml_tensor *                           positions,
+                              const std::vector<ggml_tensor *> &      masks,
+                              const std::vector<EncoderChunkPart> &   parts,
+                              int                                     layer,
+                              int                                     n_heads,
+                              int                                     head_dim,
+                              float                                   rope_theta,
+                              int                                     max_pos,
+                              bool                                    use_flash) {
+    const int     n   = static_cast<int>(x->ne[1]);
+    const Qkv     qkv = project_qkv(ctx, x, b, positions, n, n_heads, head_dim, rope_theta, max_pos);
+    ggml_tensor * o   = nullptr;
+    int           at  = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const EncoderChunkPart & p     = parts[i];
+        const auto               frames = [&](ggml_tensor * t) {
+            return ggml_view_4d(ctx, t, head_dim, n_heads, p.n_new, 1, t->nb[1], t->nb[2], t->nb[3],
+                                static_cast<size_t>(at) * t->nb[2]);
+        };
+        ggml_tensor * o_p = attend_cached(ctx, gf, frames(qkv.Q), frames(qkv.K), frames(qkv.V), masks[i], *p.kv, layer,
+                                          p.n_new, p.write_slot, p.read_start, p.read_len, n_heads, head_dim,
+                                          use_flash);
+        o                 = (o == nullptr) ? o_p : ggml_concat(ctx, o, o_p, /*dim=*/1);
+        at += p.n_new;
+    }
+    return ggml_add(ctx, ggml_mul_mat(ctx, b.attn_out_w, o), b.attn_out_b);
 }
 
 }  // namespace
@@ -656,6 +735,73 @@ EncoderChunkBuild build_encoder_chunk_graph(ggml_context *                   ctx
 
     ggml_build_forward_expand(gf, cb.out);
     ggml_build_forward_expand(gf, cb.enc_out);
+    return cb;
+}
+
+EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *                        ctx,
+                                                    const Weights &                       w,
+                                                    const HParams &                       hp,
+                                                    const std::vector<EncoderChunkPart> & parts,
+                                                    bool                                  use_flash) {
+    EncoderChunkBuildMany cb{};
+    const int             down = hp.proj_downsample;
+    int                   n    = 0;
+    for (const EncoderChunkPart & p : parts) {
+        if (p.kv == nullptr || p.n_new <= 0 || (p.n_new % down) != 0 || p.write_slot < 0 || p.read_start < 0 ||
+            p.read_len <= 0 || p.read_start + p.read_len > p.kv->n_ctx || p.write_slot + p.n_new > p.kv->n_ctx) {
+            log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime enc-chunk(many): invalid part (n_new=%d)", p.n_new);
+            return cb;
+        }
+        n += p.n_new;
+    }
+    if (ctx == nullptr || parts.empty()) {
+        return cb;
+    }
+    const int d_model = hp.enc_d_model;
+
+    cb.embed_in = named(ggml_new_tensor_2d(ctx, GGML_TYPE_F32, d_model, n), "enc.chunk.many.embed_in");
+    ggml_set_input(cb.embed_in);
+    cb.positions_in = named(ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n), "enc.chunk.many.positions");
+    ggml_set_input(cb.positions_in);
+    for (const EncoderChunkPart & p : parts) {
+        ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, p.read_len, p.n_new);
+        ggml_set_input(mask);
+        cb.mask_in.push_back(mask);
+    }
+
+    ggml_cgraph * gf = ggml_new_graph_custom(ctx, /*size=*/8192 + 64 * parts.size() * w.enc_blocks.size(), false);
+    if (gf == nullptr) {
+        log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime enc-chunk(many): graph alloc failed");
+        return cb;
+    }
+
+    ggml_tensor * x = cb.embed_in;  // [d_model, n]
+    for (size_t i = 0; i < w.enc_blocks.size(); ++i) {
+        const EncBlock & b = w.enc_blocks[i];
+        {
+            ggml_tensor * y = rms_norm(ctx, x, b.norm_attn_w, hp.enc_rms_norm_eps);
+            y = mha_cached_many(ctx, gf, y, b, cb.positions_in, cb.mask_in, parts, static_cast<int>(i), hp.enc_n_heads,
+                                hp.enc_head_dim, hp.enc_rope_theta, hp.enc_max_pos, use_flash);
+            x = ggml_add(ctx, x, y);
+        }
+        {
+            ggml_tensor * y = rms_norm(ctx, x, b.norm_ffn_w, hp.enc_rms_norm_eps);
+            y               = mlp(ctx, y, b);
+            x               = ggml_add(ctx, x, y);
+        }
+    }
+
+    x = rms_norm(ctx, x, w.enc_stem.final_norm_w, hp.enc_rms_norm_eps);
+    // Projector groups of `down` frames: every part's frames start at a
+    // multiple of `down`, so no group straddles two sessions.
+    ggml_tensor * grouped = ggml_reshape_2d(ctx, ggml_cont(ctx, x), hp.proj_in, n / down);
+    ggml_tensor * p       = ggml_mul_mat(ctx, w.proj.linear_1_w, grouped);
+    p                     = ggml_gelu_erf(ctx, p);
+    p                     = ggml_mul_mat(ctx, w.proj.linear_2_w, p);
+    cb.out                = named(p, "enc.chunk.many.proj_out");
+    ggml_set_output(cb.out);
+    ggml_build_forward_expand(gf, cb.out);
+    cb.graph = gf;
     return cb;
 }
 

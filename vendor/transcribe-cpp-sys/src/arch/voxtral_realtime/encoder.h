@@ -158,4 +158,33 @@ EncoderChunkBuild build_encoder_chunk_graph(ggml_context *                   ctx
                                             int                              read_len,
                                             bool                             use_flash);
 
+// One session's part of an encoder chunk of several sessions: its ring and
+// where its new frames go in it (as build_encoder_chunk_graph takes them).
+struct EncoderChunkPart {
+    transcribe::causal_lm::KvCache * kv = nullptr;
+    int                              n_new      = 0;
+    int                              write_slot = 0;
+    int                              read_start = 0;
+    int                              read_len   = 0;
+};
+
+struct EncoderChunkBuildMany {
+    ggml_tensor *              embed_in     = nullptr;  // [d_model, N] the parts' new frames, in order
+    ggml_tensor *              positions_in = nullptr;  // [N] i32 each part's ABSOLUTE positions
+    std::vector<ggml_tensor *> mask_in;                 // per part [read_len, n_new] f16
+    ggml_tensor *              out   = nullptr;         // [dec_hidden, N / proj_downsample]
+    ggml_cgraph *              graph = nullptr;
+};
+
+// build_encoder_chunk_graph for the chunks of several sessions of one model
+// as one graph: the projections, FFN and projector over all their frames at
+// once (the encoder's weights are read and unpacked once), each session's
+// attention in its own ring under its own mask. Every part's n_new is a
+// multiple of proj_downsample, so projector groups stay within a part.
+EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *                        ctx,
+                                                    const Weights &                       weights,
+                                                    const HParams &                       hp,
+                                                    const std::vector<EncoderChunkPart> & parts,
+                                                    bool                                  use_flash);
+
 }  // namespace transcribe::voxtral_realtime

@@ -1426,11 +1426,29 @@ void compact_enc_ring(Session * cc, Model * cm, int keep, int from_slot) {
     }
 }
 
-// Steps 1-4 of the streaming driver: the window of audio the streaming mel
-// needs, the mel, the conv stem over the new frames and the encoder ring.
-// Sets *out_skipped when there is nothing stable to encode yet (the driver
-// then neither decodes nor publishes).
-transcribe_status stream_encode(Session * cc, Model * cm, bool is_final, bool * out_skipped) {
+// New embedder frames of a feed, for the encoder ring: `emb` [d_model, n]
+// frame-major, the first at absolute encoder frame `base`.
+struct NewFrames {
+    std::vector<float> emb;
+    int                n    = 0;
+    int                base = 0;
+};
+
+// Where an encoder ring batch goes (stream_ring_batch).
+struct RingBatch {
+    int                      n          = 0;
+    int                      write_slot = 0;
+    int                      read_start = 0;
+    int                      read_len   = 0;
+    int                      abs0       = 0;
+    std::vector<int32_t>     pos;
+    std::vector<ggml_fp16_t> mask;
+};
+
+// Steps 1-3 of the streaming driver: the window of audio the streaming mel
+// needs, the mel, and the conv stem over the new frames, left in `out`. Sets
+// *out_skipped when there is nothing stable to encode yet.
+transcribe_status stream_embed(Session * cc, Model * cm, bool is_final, bool * out_skipped, NewFrames & out) {
     *out_skipped                  = true;
     const HParams &   hp          = cm->hparams;
     const int         n_mels      = hp.enc_num_mel_bins;
@@ -1438,7 +1456,6 @@ transcribe_status stream_encode(Session * cc, Model * cm, bool is_final, bool * 
     const int         win         = hp.fe_win_length;
     const int         down        = hp.proj_downsample;
     const int         alpt        = hp.audio_length_per_tok;
-    const int         dec_h       = hp.dec_hidden;
     const int         raw_per_tok = alpt * hop;               // 1280
     const int         n_left_tok  = cm->specials.n_left_pad;  // 32
     const int         num_delay   = cc->stream_num_delay;
@@ -1591,101 +1608,134 @@ transcribe_status stream_encode(Session * cc, Model * cm, bool is_final, bool * 
         }
         cc->stream_t_conv_us += ggml_time_us() - t_conv0;
 
-        // ---- 4. Encoder ring: push the M_emb new frames in <=k_enc_max_batch batches.
-        int               remaining = M_emb;
-        const int         C         = cc->enc_kv.n_ctx;
-        const int         W         = hp.enc_sliding_window;
-        const ggml_fp16_t mz = ggml_fp32_to_fp16(0.0f), mn = ggml_fp32_to_fp16(-INFINITY);
-        const int64_t     t_enc0 = ggml_time_us();
-        while (remaining > 0) {
-            if (cc->poll_abort()) {
-                return TRANSCRIBE_ERR_ABORTED;
-            }
-            const int batch = std::min(remaining, k_enc_max_batch);
-            // Compact the ring so this batch fits (keeps the last W frames).
-            if (cc->stream_enc_slot + batch > C) {
-                const int keep = std::min(cc->stream_enc_slot, W);
-                compact_enc_ring(cc, cm, keep, cc->stream_enc_slot);
-                cc->stream_enc_abs_base += cc->stream_enc_slot - keep;
-                cc->stream_enc_slot = keep;
-            }
-            const int write_slot = cc->stream_enc_slot;
-            const int abs0       = cc->stream_n_enc_committed;  // abs of first query
-            const int read_start = std::max(0, write_slot - (W - 1));
-            const int read_len   = (write_slot + batch) - read_start;
-
-            if (cc->compute_ctx != nullptr) {
-                ggml_free(cc->compute_ctx);
-                cc->compute_ctx = nullptr;
-            }
-            ggml_init_params ip{};
-            ip.mem_size     = 256 * 1024 * 1024;
-            ip.no_alloc     = true;
-            cc->compute_ctx = ggml_init(ip);
-            if (cc->compute_ctx == nullptr) {
-                transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
-                                    "voxtral_realtime: compute context allocation failed — "
-                                    "out of memory.");
-                return TRANSCRIBE_ERR_OOM;
-            }
-            EncoderChunkBuild eb = build_encoder_chunk_graph(cc->compute_ctx, cm->weights, hp, cc->enc_kv, batch,
-                                                             write_slot, read_start, read_len, cc->encoder_use_flash);
-            if (eb.graph == nullptr || eb.out == nullptr) {
-                return TRANSCRIBE_ERR_GGUF;
-            }
-
-            const int          rel0 = abs0 - emb_base_abs;  // offset into emb_host
-            std::vector<float> chunk_in(static_cast<size_t>(ed) * batch);
-            for (int i = 0; i < batch; ++i) {
-                for (int d = 0; d < ed; ++d) {
-                    chunk_in[static_cast<size_t>(i) * ed + d] = emb_host[static_cast<size_t>(rel0 + i) * ed + d];
-                }
-            }
-            std::vector<int32_t> pos(batch);
-            for (int i = 0; i < batch; ++i) {
-                pos[i] = abs0 + i;
-            }
-            // Sliding-window-causal mask [read_len(key), batch(query)], ABSOLUTE.
-            // key read-index k -> abs = stream_enc_abs_base + read_start + k.
-            std::vector<ggml_fp16_t> mask(static_cast<size_t>(read_len) * batch, mn);
-            for (int qi = 0; qi < batch; ++qi) {
-                const int qabs = abs0 + qi;
-                for (int k = 0; k < read_len; ++k) {
-                    const int kabs = cc->stream_enc_abs_base + read_start + k;
-                    if (kabs <= qabs && (qabs - kabs) < W) {
-                        mask[static_cast<size_t>(qi) * read_len + k] = mz;
-                    }
-                }
-            }
-            int64_t enc_compute_us = 0;
-            if (const transcribe_status st = stream_run_graph(
-                    cc, cm, eb.graph,
-                    [&] {
-                        ggml_backend_tensor_set(eb.embed_in, chunk_in.data(), 0, chunk_in.size() * sizeof(float));
-                        ggml_backend_tensor_set(eb.positions_in, pos.data(), 0, pos.size() * sizeof(int32_t));
-                        ggml_backend_tensor_set(eb.mask_in, mask.data(), 0, mask.size() * sizeof(ggml_fp16_t));
-                    },
-                    &enc_compute_us);
-                st != TRANSCRIBE_OK) {
-                return st;
-            }
-            cc->stream_t_enc_compute_us += enc_compute_us;
-
-            const int    n_audio_new = eb.n_audio_new;
-            const size_t base        = static_cast<size_t>(cc->stream_n_tok_ready - cc->stream_audio_base) * dec_h;
-            cc->stream_audio_embeds.resize(base + static_cast<size_t>(n_audio_new) * dec_h);
-            ggml_backend_tensor_get(eb.out, cc->stream_audio_embeds.data() + base, 0,
-                                    static_cast<size_t>(n_audio_new) * dec_h * sizeof(float));
-            cc->stream_enc_slot += batch;
-            cc->stream_n_enc_committed += batch;
-            cc->stream_n_tok_ready += n_audio_new;
-            remaining -= batch;
-        }
-        cc->stream_t_enc_us += ggml_time_us() - t_enc0;
+        out.emb  = std::move(emb_host);
+        out.n    = M_emb;
+        out.base = emb_base_abs;
     }
 
     *out_skipped = false;
     return TRANSCRIBE_OK;
+}
+
+// Where the next `batch` frames go in the encoder ring, compacting it first
+// if they do not fit, with their positions and sliding-window-causal mask.
+RingBatch stream_ring_batch(Session * cc, Model * cm, int batch) {
+    const int C = cc->enc_kv.n_ctx;
+    const int W = cm->hparams.enc_sliding_window;
+    // Compact the ring so this batch fits (keeps the last W frames).
+    if (cc->stream_enc_slot + batch > C) {
+        const int keep = std::min(cc->stream_enc_slot, W);
+        compact_enc_ring(cc, cm, keep, cc->stream_enc_slot);
+        cc->stream_enc_abs_base += cc->stream_enc_slot - keep;
+        cc->stream_enc_slot = keep;
+    }
+    RingBatch rb{};
+    rb.n          = batch;
+    rb.write_slot = cc->stream_enc_slot;
+    rb.abs0       = cc->stream_n_enc_committed;  // abs of first query
+    rb.read_start = std::max(0, rb.write_slot - (W - 1));
+    rb.read_len   = (rb.write_slot + batch) - rb.read_start;
+    rb.pos.resize(batch);
+    for (int i = 0; i < batch; ++i) {
+        rb.pos[i] = rb.abs0 + i;
+    }
+    // Sliding-window-causal mask [read_len(key), batch(query)], ABSOLUTE.
+    // key read-index k -> abs = stream_enc_abs_base + read_start + k.
+    const ggml_fp16_t mz = ggml_fp32_to_fp16(0.0f), mn = ggml_fp32_to_fp16(-INFINITY);
+    rb.mask.assign(static_cast<size_t>(rb.read_len) * batch, mn);
+    for (int qi = 0; qi < batch; ++qi) {
+        const int qabs = rb.abs0 + qi;
+        for (int k = 0; k < rb.read_len; ++k) {
+            const int kabs = cc->stream_enc_abs_base + rb.read_start + k;
+            if (kabs <= qabs && (qabs - kabs) < W) {
+                rb.mask[static_cast<size_t>(qi) * rb.read_len + k] = mz;
+            }
+        }
+    }
+    return rb;
+}
+
+// The frames [from, from + n) of `f`, frame-major, as an encoder chunk takes them.
+std::vector<float> frames_of(const NewFrames & f, int from, int n, int d_model) {
+    const auto first = f.emb.begin() + static_cast<std::ptrdiff_t>(from - f.base) * d_model;
+    return std::vector<float>(first, first + static_cast<std::ptrdiff_t>(n) * d_model);
+}
+
+// A ring batch encoded: its audio embeds appended, the ring moved on.
+void stream_ring_advance(Session * cc, Model * cm, const RingBatch & rb, const float * embeds, int n_audio) {
+    const int    dec_h = cm->hparams.dec_hidden;
+    const size_t base  = static_cast<size_t>(cc->stream_n_tok_ready - cc->stream_audio_base) * dec_h;
+    cc->stream_audio_embeds.resize(base + static_cast<size_t>(n_audio) * dec_h);
+    std::memcpy(cc->stream_audio_embeds.data() + base, embeds, static_cast<size_t>(n_audio) * dec_h * sizeof(float));
+    cc->stream_enc_slot += rb.n;
+    cc->stream_n_enc_committed += rb.n;
+    cc->stream_n_tok_ready += n_audio;
+}
+
+// Step 4: push the new frames through the encoder ring in <= k_enc_max_batch
+// batches. Polls the abort callback before each batch, but before the first
+// when the caller did (`poll_first`).
+transcribe_status stream_encode_frames(Session * cc, Model * cm, const NewFrames & f, bool poll_first = true) {
+    const HParams & hp        = cm->hparams;
+    int             remaining = f.n;
+    const int64_t   t_enc0    = ggml_time_us();
+    while (remaining > 0) {
+        if ((poll_first || remaining < f.n) && cc->poll_abort()) {
+            return TRANSCRIBE_ERR_ABORTED;
+        }
+        const RingBatch rb = stream_ring_batch(cc, cm, std::min(remaining, k_enc_max_batch));
+        if (cc->compute_ctx != nullptr) {
+            ggml_free(cc->compute_ctx);
+            cc->compute_ctx = nullptr;
+        }
+        ggml_init_params ip{};
+        ip.mem_size     = 256 * 1024 * 1024;
+        ip.no_alloc     = true;
+        cc->compute_ctx = ggml_init(ip);
+        if (cc->compute_ctx == nullptr) {
+            transcribe::log_msg(TRANSCRIBE_LOG_LEVEL_ERROR,
+                                "voxtral_realtime: compute context allocation failed — "
+                                "out of memory.");
+            return TRANSCRIBE_ERR_OOM;
+        }
+        EncoderChunkBuild eb = build_encoder_chunk_graph(cc->compute_ctx, cm->weights, hp, cc->enc_kv, rb.n,
+                                                         rb.write_slot, rb.read_start, rb.read_len, cc->encoder_use_flash);
+        if (eb.graph == nullptr || eb.out == nullptr) {
+            return TRANSCRIBE_ERR_GGUF;
+        }
+        const std::vector<float> chunk_in = frames_of(f, rb.abs0, rb.n, hp.enc_d_model);
+        int64_t                  enc_compute_us = 0;
+        if (const transcribe_status st = stream_run_graph(
+                cc, cm, eb.graph,
+                [&] {
+                    ggml_backend_tensor_set(eb.embed_in, chunk_in.data(), 0, chunk_in.size() * sizeof(float));
+                    ggml_backend_tensor_set(eb.positions_in, rb.pos.data(), 0, rb.pos.size() * sizeof(int32_t));
+                    ggml_backend_tensor_set(eb.mask_in, rb.mask.data(), 0, rb.mask.size() * sizeof(ggml_fp16_t));
+                },
+                &enc_compute_us);
+            st != TRANSCRIBE_OK) {
+            return st;
+        }
+        cc->stream_t_enc_compute_us += enc_compute_us;
+        std::vector<float> embeds(static_cast<size_t>(eb.n_audio_new) * hp.dec_hidden);
+        ggml_backend_tensor_get(eb.out, embeds.data(), 0, embeds.size() * sizeof(float));
+        stream_ring_advance(cc, cm, rb, embeds.data(), eb.n_audio_new);
+        remaining -= rb.n;
+    }
+    cc->stream_t_enc_us += ggml_time_us() - t_enc0;
+    return TRANSCRIBE_OK;
+}
+
+// Steps 1-4 of the streaming driver: the new audio embedded and encoded.
+// Sets *out_skipped when there is nothing stable to encode yet (the driver
+// then neither decodes nor publishes).
+transcribe_status stream_encode(Session * cc, Model * cm, bool is_final, bool * out_skipped) {
+    NewFrames frames;
+    if (const transcribe_status st = stream_embed(cc, cm, is_final, out_skipped, frames);
+        st != TRANSCRIBE_OK || *out_skipped) {
+        return st;
+    }
+    return stream_encode_frames(cc, cm, frames);
 }
 
 // The prompt's length: BOS, the left padding and the delay's pads.
@@ -2216,38 +2266,37 @@ void stream_reset(transcribe_session * session) {
 // transcribe_stream_decode_many)
 // ---------------------------------------------------------------------------
 
+void stream_feed_audio_many(transcribe_session * const * sessions,
+                            const float * const *        pcm,
+                            const int32_t *              n_samples,
+                            int32_t                      n,
+                            transcribe_status *          out_status,
+                            int32_t *                    out_steps_due);
+
 // stream_feed without the decoder: the audio taken and encoded.
 transcribe_status stream_feed_audio(transcribe_session * session,
                                     const float *        pcm,
                                     int                  n_samples,
                                     int32_t *            out_steps_due) {
-    auto * cc = static_cast<Session *>(session);
-    auto * cm = static_cast<Model *>(cc->model);
-    if (cm == nullptr || cm->plan.scheduler_list.empty()) {
-        return TRANSCRIBE_ERR_INVALID_ARG;
-    }
-    if (cc->poll_abort()) {
-        return TRANSCRIBE_ERR_ABORTED;
-    }
-    cc->stream_pcm.insert(cc->stream_pcm.end(), pcm, pcm + n_samples);
-    const int sr              = std::max(1, cm->hparams.fe_sample_rate);
-    cc->stream_audio_input_us = static_cast<int64_t>(cc->stream_pcm.size()) * 1000000 / sr;
-
-    const int64_t since            = static_cast<int64_t>(cc->stream_pcm.size()) - cc->stream_last_decode_samples;
-    const int64_t interval_samples = static_cast<int64_t>(cc->stream_min_decode_ms) * sr / 1000;
-    if (since >= interval_samples) {
-        bool skipped = false;
-        if (const transcribe_status st = stream_encode(cc, cm, /*is_final=*/false, &skipped); st != TRANSCRIBE_OK) {
-            return st;
-        }
-        cc->stream_publish_due         = cc->stream_publish_due || !skipped;
-        cc->stream_last_decode_samples = static_cast<int64_t>(cc->stream_pcm.size());
-    }
-    *out_steps_due = stream_steps_due(cc, cm);
-    return TRANSCRIBE_OK;
+    transcribe_status status  = TRANSCRIBE_OK;
+    const int32_t     samples = n_samples;
+    stream_feed_audio_many(&session, &pcm, &samples, 1, &status, out_steps_due);
+    return status;
 }
 
 namespace {
+
+// The CPU threads of a graph computed for several sessions: those they would
+// compute with alone together, at most the machine's (their own threads wait
+// meanwhile).
+template <typename Members> int batch_threads(const Members & members) {
+    int sum = 0;
+    for (const auto * m : members) {
+        sum += std::max(1, m->cc->n_threads);
+    }
+    const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+    return cpus > 0 ? std::min(sum, cpus) : sum;
+}
 
 struct DecodeMember {
     Session *           cc;
@@ -2305,7 +2354,7 @@ transcribe_status stream_step_together(const std::vector<DecodeMember *> & group
     if (!TRANSCRIBE_ALLOC_SCHED_GRAPH(lead->batch_sched, sb.graph, "voxtral_realtime")) {
         return TRANSCRIBE_ERR_OOM;
     }
-    apply_threads(lead->batch_sched, lead->n_threads);
+    apply_threads(lead->batch_sched, batch_threads(group));
 
     std::vector<int32_t>     ids(B), positions(B);
     std::vector<float>       audio(B * static_cast<size_t>(dec_h));
@@ -2366,7 +2415,172 @@ void stream_round(const std::vector<DecodeMember *> & group) {
     }
 }
 
+struct FeedMember {
+    Session *           cc;
+    Model *             cm;
+    transcribe_status * status;
+    NewFrames           frames;
+};
+
+// Whether two sessions' encoder batches can be one graph: one model and its
+// encoder's attention path, each batch within k_enc_max_batch frames.
+bool same_encoder_graph(const FeedMember & a, const FeedMember & b) {
+    return a.cm == b.cm && a.cc->encoder_use_flash == b.cc->encoder_use_flash && a.frames.n <= k_enc_max_batch &&
+           b.frames.n <= k_enc_max_batch && !transcribe::debug::enabled();
+}
+
+// The new frames of every session of `group` (two or more) through their
+// encoder rings as one graph, on the first session's batch scratch. Each
+// session's abort callback has been polled for its batch by the caller.
+transcribe_status stream_encode_together(const std::vector<FeedMember *> & group) {
+    Session *       lead = group[0]->cc;
+    Model *         cm   = group[0]->cm;
+    const HParams & hp   = cm->hparams;
+    const int64_t   t0   = ggml_time_us();
+
+    std::vector<RingBatch>        batches;
+    std::vector<EncoderChunkPart> parts;
+    std::vector<float>            frames;
+    std::vector<int32_t>          positions;
+    for (const FeedMember * m : group) {
+        batches.push_back(stream_ring_batch(m->cc, cm, m->frames.n));
+        const RingBatch & rb = batches.back();
+        parts.push_back({ &m->cc->enc_kv, rb.n, rb.write_slot, rb.read_start, rb.read_len });
+        const std::vector<float> f = frames_of(m->frames, rb.abs0, rb.n, hp.enc_d_model);
+        frames.insert(frames.end(), f.begin(), f.end());
+        positions.insert(positions.end(), rb.pos.begin(), rb.pos.end());
+    }
+    if (lead->batch_ctx != nullptr) {
+        ggml_free(lead->batch_ctx);
+        lead->batch_ctx = nullptr;
+    }
+    ggml_init_params ip{};
+    ip.mem_size     = 256 * 1024 * 1024;
+    ip.no_alloc     = true;
+    lead->batch_ctx = ggml_init(ip);
+    if (lead->batch_ctx == nullptr) {
+        return TRANSCRIBE_ERR_OOM;
+    }
+    EncoderChunkBuildMany eb =
+        build_encoder_chunk_graph_many(lead->batch_ctx, cm->weights, hp, parts, lead->encoder_use_flash);
+    if (eb.graph == nullptr || eb.out == nullptr) {
+        return TRANSCRIBE_ERR_GGUF;
+    }
+    if (lead->batch_sched == nullptr) {
+        lead->batch_sched = transcribe::new_session_sched(cm->plan, lead->backends);
+        if (lead->batch_sched == nullptr) {
+            return TRANSCRIBE_ERR_BACKEND;
+        }
+    }
+    ggml_backend_sched_reset(lead->batch_sched);
+    if (!TRANSCRIBE_ALLOC_SCHED_GRAPH(lead->batch_sched, eb.graph, "voxtral_realtime")) {
+        return TRANSCRIBE_ERR_OOM;
+    }
+    ggml_backend_tensor_set(eb.embed_in, frames.data(), 0, frames.size() * sizeof(float));
+    ggml_backend_tensor_set(eb.positions_in, positions.data(), 0, positions.size() * sizeof(int32_t));
+    for (size_t i = 0; i < batches.size(); ++i) {
+        ggml_backend_tensor_set(eb.mask_in[i], batches[i].mask.data(), 0,
+                                batches[i].mask.size() * sizeof(ggml_fp16_t));
+    }
+    apply_threads(lead->batch_sched, batch_threads(group));
+    if (ggml_backend_sched_graph_compute(lead->batch_sched, eb.graph) != GGML_STATUS_SUCCESS) {
+        return TRANSCRIBE_ERR_BACKEND;
+    }
+    std::vector<float> embeds(static_cast<size_t>(ggml_nelements(eb.out)));
+    ggml_backend_tensor_get(eb.out, embeds.data(), 0, embeds.size() * sizeof(float));
+    const int64_t spent = (ggml_time_us() - t0) / static_cast<int64_t>(group.size());
+    size_t        at    = 0;
+    for (size_t i = 0; i < group.size(); ++i) {
+        const int n_audio = batches[i].n / hp.proj_downsample;
+        stream_ring_advance(group[i]->cc, cm, batches[i], embeds.data() + at, n_audio);
+        at += static_cast<size_t>(n_audio) * hp.dec_hidden;
+        group[i]->cc->stream_t_enc_us += spent;
+        group[i]->cc->stream_t_enc_compute_us += spent;
+    }
+    return TRANSCRIBE_OK;
+}
+
+// The encoder work of the members that have new frames: those that can
+// share a graph one batch together, the rest alone. A batch that fails is
+// done again one session at a time, so that only a session whose own
+// encoder fails fails.
+void stream_encode_members(std::vector<FeedMember> & members) {
+    std::vector<FeedMember *> pending;
+    for (FeedMember & m : members) {
+        if (*m.status == TRANSCRIBE_OK && m.frames.n > 0) {
+            pending.push_back(&m);
+        }
+    }
+    while (!pending.empty()) {
+        std::vector<FeedMember *> group, rest;
+        for (FeedMember * m : pending) {
+            (group.empty() || same_encoder_graph(*group[0], *m) ? group : rest).push_back(m);
+        }
+        pending = std::move(rest);
+        if (group.size() == 1) {
+            *group[0]->status = stream_encode_frames(group[0]->cc, group[0]->cm, group[0]->frames);
+            continue;
+        }
+        std::vector<FeedMember *> live;
+        for (FeedMember * m : group) {
+            if (m->cc->poll_abort()) {
+                *m->status = TRANSCRIBE_ERR_ABORTED;
+            } else {
+                live.push_back(m);
+            }
+        }
+        if (live.size() > 1 && stream_encode_together(live) == TRANSCRIBE_OK) {
+            continue;
+        }
+        for (FeedMember * m : live) {
+            *m->status = stream_encode_frames(m->cc, m->cm, m->frames, /*poll_first=*/false);
+        }
+    }
+}
+
 }  // namespace
+
+// stream_feed_audio for several sessions: each takes its audio and embeds
+// the new frames; their encoder batches run together where they can.
+void stream_feed_audio_many(transcribe_session * const * sessions,
+                            const float * const *        pcm,
+                            const int32_t *              n_samples,
+                            int32_t                      n,
+                            transcribe_status *          out_status,
+                            int32_t *                    out_steps_due) {
+    std::vector<FeedMember> members;
+    members.reserve(static_cast<size_t>(n));
+    for (int32_t i = 0; i < n; ++i) {
+        auto * cc     = static_cast<Session *>(sessions[i]);
+        auto * cm     = static_cast<Model *>(cc->model);
+        out_status[i] = TRANSCRIBE_OK;
+        members.push_back({ cc, cm, &out_status[i], {} });
+        FeedMember & m = members.back();
+        if (cm == nullptr || cm->plan.scheduler_list.empty()) {
+            out_status[i] = TRANSCRIBE_ERR_INVALID_ARG;
+            continue;
+        }
+        if (cc->poll_abort()) {
+            out_status[i] = TRANSCRIBE_ERR_ABORTED;
+            continue;
+        }
+        cc->stream_pcm.insert(cc->stream_pcm.end(), pcm[i], pcm[i] + n_samples[i]);
+        const int sr              = std::max(1, cm->hparams.fe_sample_rate);
+        cc->stream_audio_input_us = static_cast<int64_t>(cc->stream_pcm.size()) * 1000000 / sr;
+        const int64_t since       = static_cast<int64_t>(cc->stream_pcm.size()) - cc->stream_last_decode_samples;
+        if (since < static_cast<int64_t>(cc->stream_min_decode_ms) * sr / 1000) {
+            continue;
+        }
+        bool skipped  = false;
+        out_status[i] = stream_embed(cc, cm, /*is_final=*/false, &skipped, m.frames);
+        cc->stream_publish_due         = cc->stream_publish_due || !skipped;
+        cc->stream_last_decode_samples = static_cast<int64_t>(cc->stream_pcm.size());
+    }
+    stream_encode_members(members);
+    for (int32_t i = 0; i < n; ++i) {
+        out_steps_due[i] = out_status[i] == TRANSCRIBE_OK ? stream_steps_due(members[i].cc, members[i].cm) : 0;
+    }
+}
 
 // Up to max_steps of the due decoder work of each session: the prompts one
 // by one, then rounds of one step per session, sessions that can share a
@@ -3016,6 +3230,7 @@ extern const Arch arch = {
     /* .vad                = */ nullptr,
     /* .stream_feed_audio  = */ stream_feed_audio,
     /* .stream_decode_many = */ stream_decode_many,
+    /* .stream_feed_audio_many = */ stream_feed_audio_many,
 };
 
 }  // namespace transcribe::voxtral_realtime

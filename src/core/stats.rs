@@ -21,9 +21,6 @@ pub mod field {
     pub const SERVER_CONNECTED: &str = "server-connected";
     pub const FAILOVERS: &str = "failovers";
     pub const MODEL_STEPS: &str = "model-steps";
-    pub const WEIGHTS_REPACKED: &str = "weights-repacked";
-    pub const MODEL_STREAMS: &str = "model-streams";
-    pub const DECODED_TOGETHER: &str = "decoded-together";
     pub const MODEL_CALL: &str = "model-call";
     pub const WORD_LAG: &str = "word-lag";
     pub const LAST_WORD_AGE: &str = "last-word-age";
@@ -233,10 +230,10 @@ impl Stats {
             .field(field::SERVER_CONNECTED, self.server_connected)
             .field(field::FAILOVERS, self.failovers)
             .field(field::MODEL_STEPS, self.model_steps)
-            .field(field::WEIGHTS_REPACKED, self.model_use.repacked_bytes)
+            .field("weights-repacked", self.model_use.repacked_bytes)
             .field("weights-repacked-tensors", self.model_use.repacked_tensors)
-            .field(field::MODEL_STREAMS, self.model_use.streams)
-            .field(field::DECODED_TOGETHER, self.decoded_together())
+            .field("model-streams", self.model_use.streams)
+            .field("decoded-together", self.decoded_together())
             .field(field::MODEL_CALL, elapsed_ns(self.model_call_since))
             .field(field::WORD_LAG, self.word_lag.to_structure())
             .field(

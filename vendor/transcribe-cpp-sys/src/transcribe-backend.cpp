@@ -9,6 +9,7 @@
 #include "ggml.h"
 #include "transcribe-log.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,6 +17,11 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#    include <sys/mman.h>
+#    include <unistd.h>
+#endif
 
 namespace transcribe {
 
@@ -224,6 +230,30 @@ void safe_sched_free(ggml_backend_sched_t sched) noexcept {
     contained_free("ggml_backend_sched_free", [&] { ggml_backend_sched_free(sched); });
     // Drop this scheduler's scratch high-water marks (see log_sched_scratch).
     forget_sched_scratch(sched);
+}
+
+void clear_buffer(ggml_backend_buffer_t buffer) {
+    if (buffer == nullptr) {
+        return;
+    }
+#if defined(__linux__)
+    // Host buffers of the CPU are private anonymous memory (the heap or an
+    // anonymous mapping), which MADV_DONTNEED zero-fills on the next touch.
+    if (ggml_backend_buffer_is_host(buffer) && ggml_backend_buffer_get_size(buffer) > 0) {
+        auto * const    base  = static_cast<uint8_t *>(ggml_backend_buffer_get_base(buffer));
+        const size_t    size  = ggml_backend_buffer_get_size(buffer);
+        const uintptr_t page  = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+        const uintptr_t start = reinterpret_cast<uintptr_t>(base);
+        const uintptr_t lo    = (start + page - 1) & ~(page - 1);
+        const uintptr_t hi    = (start + size) & ~(page - 1);
+        if (hi > lo && madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED) == 0) {
+            std::memset(base, 0, lo - start);
+            std::memset(reinterpret_cast<void *>(hi), 0, start + size - hi);
+            return;
+        }
+    }
+#endif
+    ggml_backend_buffer_clear(buffer, 0);
 }
 
 void SessionBackends::free() noexcept {

@@ -96,6 +96,14 @@ void safe_backend_free(ggml_backend_t backend) noexcept;
 void safe_buffer_free(ggml_backend_buffer_t buffer) noexcept;
 void safe_sched_free(ggml_backend_sched_t sched) noexcept;
 
+// Sets every byte of `buffer` to zero. The whole pages of a host buffer are
+// given back to the OS instead of written (Linux: madvise MADV_DONTNEED; they
+// read as zero and take no memory until written again), so a cache that a
+// stream fills little by little (a KV ring sized for hours) takes memory as
+// it fills, not all at its first clear. Other buffers are cleared by their
+// backend. NULL is a no-op.
+void clear_buffer(ggml_backend_buffer_t buffer);
+
 // A session's own instance of every backend in a model's plan. A ggml backend
 // keeps per-compute state (the CPU backend's work buffer, which each compute
 // grows and overwrites, and its thread count), so two sessions of one model

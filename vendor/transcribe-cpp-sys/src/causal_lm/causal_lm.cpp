@@ -98,7 +98,7 @@ bool kv_init(KvCache &      cache,
         cache.ctx = nullptr;
         return false;
     }
-    ggml_backend_buffer_clear(cache.buffer, 0);
+    clear_buffer(cache.buffer);
 
     cache.n_ctx   = n_ctx;
     cache.n       = 0;

@@ -1788,9 +1788,7 @@ transcribe_status stream_prefill(Session * cc, Model * cm) {
     if (cc->poll_abort()) {
         return TRANSCRIBE_ERR_ABORTED;
     }
-    if (cc->kv_cache.buffer != nullptr) {
-        ggml_backend_buffer_clear(cc->kv_cache.buffer, 0);
-    }
+    transcribe::clear_buffer(cc->kv_cache.buffer);
     cc->kv_cache.n    = 0;
     cc->kv_cache.head = 0;
 
@@ -2132,9 +2130,7 @@ transcribe_status stream_begin(transcribe_session * session,
                             "out of memory.");
         return TRANSCRIBE_ERR_OOM;
     }
-    if (cc->enc_kv.buffer != nullptr) {
-        ggml_backend_buffer_clear(cc->enc_kv.buffer, 0);
-    }
+    transcribe::clear_buffer(cc->enc_kv.buffer);
 
     // Decoder KV: a sliding-window RING sized to the model's own `sliding_window`
     // (from the GGUF, 8192 here). The step loop writes token `cur` at slot
@@ -2154,9 +2150,7 @@ transcribe_status stream_begin(transcribe_session * session,
             return TRANSCRIBE_ERR_OOM;
         }
     }
-    if (cc->kv_cache.buffer != nullptr) {
-        ggml_backend_buffer_clear(cc->kv_cache.buffer, 0);
-    }
+    transcribe::clear_buffer(cc->kv_cache.buffer);
     cc->kv_cache.n    = 0;
     cc->kv_cache.head = 0;
 
@@ -2287,15 +2281,19 @@ transcribe_status stream_feed_audio(transcribe_session * session,
 namespace {
 
 // The CPU threads of a graph computed for several sessions: those they would
-// compute with alone together, at most the machine's (their own threads wait
-// meanwhile).
+// compute with alone together (their own threads wait meanwhile), but at
+// most half the machine's CPUs, where threads that wait for each other at
+// every operation of a graph still leave the other half to the rest of the
+// machine (other streams, the pipeline); never fewer than one of them uses
+// alone.
 template <typename Members> int batch_threads(const Members & members) {
-    int sum = 0;
+    int sum = 0, most = 1;
     for (const auto * m : members) {
         sum += std::max(1, m->cc->n_threads);
+        most = std::max(most, m->cc->n_threads);
     }
-    const int cpus = static_cast<int>(std::thread::hardware_concurrency());
-    return cpus > 0 ? std::min(sum, cpus) : sum;
+    const int half = static_cast<int>(std::thread::hardware_concurrency()) / 2;
+    return std::max(most, half > 0 ? std::min(sum, half) : sum);
 }
 
 struct DecodeMember {

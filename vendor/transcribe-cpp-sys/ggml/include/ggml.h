@@ -454,6 +454,13 @@ extern "C" {
     enum ggml_op_hint {
         GGML_HINT_NONE             = 0,
         GGML_HINT_SRC0_IS_HADAMARD = 1,
+        // MUL_MAT: the rows of src1 come in groups (ggml_mul_mat_set_row_groups),
+        // each computed as a product of its rows alone would be, whatever the
+        // other groups: independent sequences batched together. The CPU
+        // backend then picks its kernels per group (the repack GEMM and GEMV
+        // as for that many rows; not the tiled path), still reading each slice
+        // of the weights once for all groups.
+        GGML_HINT_SRC1_ROW_GROUPS  = 2,
     };
 
     // model file types
@@ -1492,6 +1499,12 @@ extern "C" {
         "use ggml_prec_set_acc() instead");
 
     // change the hint of a matrix multiplication
+    // GGML_HINT_SRC1_ROW_GROUPS with groups of `rows` rows of src1 (the last
+    // may be shorter)
+    GGML_API void ggml_mul_mat_set_row_groups(
+            struct ggml_tensor * a,
+            int                  rows);
+
     GGML_API void ggml_mul_mat_set_hint(
             struct ggml_tensor * a,
             enum ggml_op_hint    hint);

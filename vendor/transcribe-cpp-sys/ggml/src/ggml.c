@@ -3384,6 +3384,16 @@ void ggml_mul_mat_set_hint(
     ggml_set_op_params_i32(a, 1, hint_i32);
 }
 
+void ggml_mul_mat_set_row_groups(
+        struct ggml_tensor * a,
+        int                  rows) {
+    GGML_ASSERT(a->op == GGML_OP_MUL_MAT);
+    GGML_ASSERT(rows > 0);
+
+    ggml_set_op_params_i32(a, 1, (int32_t) GGML_HINT_SRC1_ROW_GROUPS);
+    ggml_set_op_params_i32(a, 2, (int32_t) rows);
+}
+
 // ggml_mul_mat_id
 
 /*

@@ -44,6 +44,15 @@ ggml_tensor * mul_mat_f32acc(ggml_context * ctx, ggml_tensor * w, ggml_tensor * 
     return y;
 }
 
+// mul_mat_f32acc for the rows of independent streams batched together: each
+// row computed as it would be alone (GGML_HINT_SRC1_ROW_GROUPS of one row),
+// so a stream's results do not depend on the streams it is batched with.
+ggml_tensor * mul_mat_rows_alone(ggml_context * ctx, ggml_tensor * w, ggml_tensor * x) {
+    ggml_tensor * y = mul_mat_f32acc(ctx, w, x);
+    ggml_mul_mat_set_row_groups(y, 1);
+    return y;
+}
+
 }  // namespace
 
 void KvCache::free() {
@@ -753,9 +762,9 @@ ggml_tensor * block_step_many(ggml_context *                     ctx,
 
     ggml_tensor * x_norm = rms_norm(ctx, x, view.norm_attn_w, rms_eps);
 
-    ggml_tensor * Q = mul_mat_f32acc(ctx, view.attn_q_w, x_norm);  // [q_dim, B]
-    ggml_tensor * K = mul_mat_f32acc(ctx, view.attn_k_w, x_norm);  // [kv_dim, B]
-    ggml_tensor * V = mul_mat_f32acc(ctx, view.attn_v_w, x_norm);  // [kv_dim, B]
+    ggml_tensor * Q = mul_mat_rows_alone(ctx, view.attn_q_w, x_norm);  // [q_dim, B]
+    ggml_tensor * K = mul_mat_rows_alone(ctx, view.attn_k_w, x_norm);  // [kv_dim, B]
+    ggml_tensor * V = mul_mat_rows_alone(ctx, view.attn_v_w, x_norm);  // [kv_dim, B]
 
     // Streams on ne[2], so RoPE turns column b by position[b].
     Q = ggml_reshape_3d(ctx, Q, head_dim, n_heads, B);
@@ -806,16 +815,16 @@ ggml_tensor * block_step_many(ggml_context *                     ctx,
         o                 = (o == nullptr) ? o_b : ggml_concat(ctx, o, o_b, /*dim=*/1);
     }
 
-    o = mul_mat_f32acc(ctx, view.attn_o_w, o);  // [hidden, B]
+    o = mul_mat_rows_alone(ctx, view.attn_o_w, o);  // [hidden, B]
     x = ggml_add(ctx, x, o);
 
     ggml_tensor * ff_norm = rms_norm(ctx, x, view.norm_ffn_w, rms_eps);
     if (view.ffn_scale != nullptr) {
         ff_norm = ggml_mul(ctx, ff_norm, view.ffn_scale);
     }
-    ggml_tensor * gate_up = mul_mat_f32acc(ctx, view.ffn_gate_up_w, ff_norm);
+    ggml_tensor * gate_up = mul_mat_rows_alone(ctx, view.ffn_gate_up_w, ff_norm);
     ggml_tensor * ff      = ggml_swiglu(ctx, gate_up);
-    ff                    = mul_mat_f32acc(ctx, view.ffn_down_w, ff);
+    ff                    = mul_mat_rows_alone(ctx, view.ffn_down_w, ff);
 
     x = ggml_add(ctx, x, ff);
     return x;

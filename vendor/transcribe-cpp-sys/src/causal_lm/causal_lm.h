@@ -256,7 +256,9 @@ ggml_tensor * block_step_batched(ggml_context *      ctx,
 // row into its own cache and attends to it under its own mask. `caches`,
 // `masks` ([max_n_kv, 1] f16) and `kv_idx` ([1] i64) have B entries;
 // `position` is [B] i32. Every cache must have n_ctx >= max_n_kv and the
-// same K/V types. Requires use_flash. Returns [hidden, B].
+// same K/V types. Requires use_flash. Each stream's row is computed as it
+// would be alone (GGML_HINT_SRC1_ROW_GROUPS of one row), so its results are the same
+// whatever it is batched with. Returns [hidden, B].
 ggml_tensor * block_step_many(ggml_context *                     ctx,
                               ggml_cgraph *                      gf,
                               ggml_tensor *                      x,  // [hidden, B]

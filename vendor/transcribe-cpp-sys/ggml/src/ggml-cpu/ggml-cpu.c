@@ -1301,7 +1301,9 @@ void ggml_compute_forward_mul_mat(
     }
 
     // If tiled is supported, it will execute the full op here and we return
-    if (ggml_compute_forward_mul_mat_tiled(params, dst)) {
+    // (not for rows in groups: the tiled path's results depend on the rows
+    // beside them)
+    if (hint != GGML_HINT_SRC1_ROW_GROUPS && ggml_compute_forward_mul_mat_tiled(params, dst)) {
         return;
     }
 

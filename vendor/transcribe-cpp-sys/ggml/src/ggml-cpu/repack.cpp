@@ -4556,6 +4556,17 @@ class tensor_traits_base : public ggml::cpu::tensor_traits {
 // the rows of src1 before it moves on: a slice that stays in a core's L2.
 static constexpr int64_t k_repack_slice_bytes = 128 * 1024;
 
+// The rows of src1 a product computes as one: all of them, or the groups of
+// GGML_HINT_SRC1_ROW_GROUPS. Within a group the rows in fours take the GEMM
+// and the rest the GEMV, as for a src1 of that many rows.
+static int64_t src1_row_group(const ggml_tensor * op, int64_t rows) {
+    if (ggml_get_op_params_i32(op, 1) == GGML_HINT_SRC1_ROW_GROUPS) {
+        const int32_t group = ggml_get_op_params_i32(op, 2);
+        return group > 0 ? group : rows;
+    }
+    return rows;
+}
+
 template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PARAM_TYPE> class tensor_traits : public tensor_traits_base {
 
     bool work_size(int /* n_threads */, const struct ggml_tensor * op, size_t & size) override {
@@ -4644,20 +4655,24 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
         // read the whole matrix from memory that many times. Each output is
         // computed by the same kernel over the same blocks either way.
         const int64_t slice = std::max<int64_t>(NB_COLS, (k_repack_slice_bytes / nb01) / NB_COLS * NB_COLS);
+        const int64_t group = src1_row_group(op, nrows);
         for (int64_t col0 = 0; col0 < ncols; col0 += slice) {
             const int64_t cols  = std::min(slice, ncols - col0);
             const int64_t first = src0_start + col0;
-            // If there are more than three rows in src1, use gemm; otherwise, use gemv.
-            if (nrows > 3) {
-                gemm<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr) + first, nb1 / nb0,
-                                                                 src0_ptr + first * nb01, src1_ptr,
-                                                                 nrows - (nrows % 4), cols);
-            }
-            for (int iter = nrows - (nrows % 4); iter < nrows; iter++) {
-                gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(ne00, (float *) (dst_ptr + (iter * nb1)) + first,
-                                                                 ne01, src0_ptr + first * nb01,
-                                                                 src1_ptr + (src1_col_stride * iter), 1 /* nrows */,
-                                                                 cols);
+            for (int64_t g0 = 0; g0 < nrows; g0 += group) {
+                const int64_t rows     = std::min(group, nrows - g0);
+                const int64_t in_fours = rows - rows % 4;
+                // If there are more than three rows in src1, use gemm; otherwise, use gemv.
+                if (in_fours > 0) {
+                    gemm<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(
+                        ne00, (float *) (dst_ptr + g0 * nb1) + first, nb1 / nb0, src0_ptr + first * nb01,
+                        src1_ptr + src1_col_stride * g0, in_fours, cols);
+                }
+                for (int64_t iter = g0 + in_fours; iter < g0 + rows; iter++) {
+                    gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(
+                        ne00, (float *) (dst_ptr + (iter * nb1)) + first, ne01, src0_ptr + first * nb01,
+                        src1_ptr + (src1_col_stride * iter), 1 /* nrows */, cols);
+                }
             }
         }
     }
@@ -4701,22 +4716,32 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
         assert(params->wsize >= nbw2 * ne12);
 
         const ggml_from_float_t from_float = ggml_get_type_traits_cpu(PARAM_TYPE)->from_float;
+        const int64_t           group      = src1_row_group(op, ne11);
 
         // INFO: Quantization is done in planes to avoid extra complexity in chunking.
         // Flattening dimensions not multiple of INTER_SIZE would require extra handling depending on how
         // the planes are broadcast.
+        // Per group of rows (forward_mul_mat_one_chunk), the rows in fours
+        // interleaved for the GEMM, the rest one by one for the GEMV; the
+        // threads take the fours and the single rows in turn.
         for (int64_t i12 = 0; i12 < ne12; i12++) {
-            char * data_ptr  = (char *) src1->data + i12 * nb12;
-            char * wdata_ptr = wdata + i12 * nbw2;
-
-            for (int64_t i11 = ith * 4; i11 < ne11 - ne11 % 4; i11 += nth * 4) {
-                ggml_quantize_mat_t<INTER_SIZE, PARAM_TYPE>((float *) (data_ptr + i11 * nb11),
-                                                            (void *) (wdata_ptr + i11 * nbw1), 4, ne10);
-            }
-
-            const int64_t i11_processed = ne11 - ne11 % 4;
-            for (int64_t i11 = i11_processed + ith; i11 < ne11; i11 += nth) {
-                from_float((float *) (data_ptr + i11 * nb11), (void *) (wdata_ptr + i11 * nbw1), ne10);
+            char *  data_ptr  = (char *) src1->data + i12 * nb12;
+            char *  wdata_ptr = wdata + i12 * nbw2;
+            int64_t unit      = 0;
+            for (int64_t g0 = 0; g0 < ne11; g0 += group) {
+                const int64_t rows     = std::min(group, ne11 - g0);
+                const int64_t in_fours = rows - rows % 4;
+                for (int64_t i11 = g0; i11 < g0 + in_fours; i11 += 4, ++unit) {
+                    if (unit % nth == ith) {
+                        ggml_quantize_mat_t<INTER_SIZE, PARAM_TYPE>((float *) (data_ptr + i11 * nb11),
+                                                                    (void *) (wdata_ptr + i11 * nbw1), 4, ne10);
+                    }
+                }
+                for (int64_t i11 = g0 + in_fours; i11 < g0 + rows; ++i11, ++unit) {
+                    if (unit % nth == ith) {
+                        from_float((float *) (data_ptr + i11 * nb11), (void *) (wdata_ptr + i11 * nbw1), ne10);
+                    }
+                }
             }
         }
 

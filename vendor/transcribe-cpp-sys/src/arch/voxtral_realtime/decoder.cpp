@@ -330,6 +330,7 @@ StepBuildMany build_step_graph_many(ggml_context *                              
 
     x                    = ggml_mul(ctx, ggml_rms_norm(ctx, x, rms_eps), weights.dec_final.norm_w);
     ggml_tensor * logits = ggml_mul_mat(ctx, lm_head(weights), x);  // TIED
+    ggml_mul_mat_set_row_groups(logits, 1);                          // each stream as alone
     logits               = ggml_reshape_2d(ctx, logits, vocab, B);
     sb.out               = named(ggml_argmax(ctx, logits), "step.many.argmax");
     ggml_set_output(sb.out);

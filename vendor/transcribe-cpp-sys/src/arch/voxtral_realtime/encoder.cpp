@@ -169,11 +169,21 @@ ggml_tensor * mha_batched(ggml_context *   ctx,
 }
 
 // SwiGLU MLP: down(silu(gate(x)) * up(x)) + down_bias. gate/up no bias.
-ggml_tensor * mlp(ggml_context * ctx, ggml_tensor * x, const EncBlock & b) {
-    ggml_tensor * g = ggml_mul_mat(ctx, b.ffn_gate_w, x);
-    ggml_tensor * u = ggml_mul_mat(ctx, b.ffn_up_w, x);
+// A product whose src1 rows come in groups of `group` (the frames of one
+// session each), each computed as it would be alone; 0: one product.
+ggml_tensor * mul_mat_grouped(ggml_context * ctx, ggml_tensor * w, ggml_tensor * x, int group) {
+    ggml_tensor * y = ggml_mul_mat(ctx, w, x);
+    if (group > 0) {
+        ggml_mul_mat_set_row_groups(y, group);
+    }
+    return y;
+}
+
+ggml_tensor * mlp(ggml_context * ctx, ggml_tensor * x, const EncBlock & b, int group = 0) {
+    ggml_tensor * g = mul_mat_grouped(ctx, b.ffn_gate_w, x, group);
+    ggml_tensor * u = mul_mat_grouped(ctx, b.ffn_up_w, x, group);
     ggml_tensor * h = ggml_mul(ctx, ggml_silu(ctx, g), u);
-    ggml_tensor * o = ggml_mul_mat(ctx, b.ffn_down_w, h);
+    ggml_tensor * o = mul_mat_grouped(ctx, b.ffn_down_w, h, group);
     o               = ggml_add(ctx, o, b.ffn_down_b);
     return o;
 }
@@ -265,10 +275,11 @@ Qkv project_qkv(ggml_context *   ctx,
                 int              n_heads,
                 int              head_dim,
                 float            rope_theta,
-                int              max_pos) {
-    ggml_tensor * Q = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_q_w, x), b.attn_q_b);
-    ggml_tensor * K = ggml_mul_mat(ctx, b.attn_k_w, x);  // no bias
-    ggml_tensor * V = ggml_add(ctx, ggml_mul_mat(ctx, b.attn_v_w, x), b.attn_v_b);
+                int              max_pos,
+                int              group = 0) {
+    ggml_tensor * Q = ggml_add(ctx, mul_mat_grouped(ctx, b.attn_q_w, x, group), b.attn_q_b);
+    ggml_tensor * K = mul_mat_grouped(ctx, b.attn_k_w, x, group);  // no bias
+    ggml_tensor * V = ggml_add(ctx, mul_mat_grouped(ctx, b.attn_v_w, x, group), b.attn_v_b);
 
     Q = ggml_reshape_4d(ctx, Q, head_dim, n_heads, n, 1);
     K = ggml_reshape_4d(ctx, K, head_dim, n_heads, n, 1);
@@ -321,8 +332,9 @@ ggml_tensor * mha_cached_many(ggml_context *                          ctx,
                               float                                   rope_theta,
                               int                                     max_pos,
                               bool                                    use_flash) {
-    const int     n   = static_cast<int>(x->ne[1]);
-    const Qkv     qkv = project_qkv(ctx, x, b, positions, n, n_heads, head_dim, rope_theta, max_pos);
+    const int     n     = static_cast<int>(x->ne[1]);
+    const int     group = parts.front().n_new;  // every part's, as the builder checks
+    const Qkv     qkv   = project_qkv(ctx, x, b, positions, n, n_heads, head_dim, rope_theta, max_pos, group);
     ggml_tensor * o   = nullptr;
     int           at  = 0;
     for (size_t i = 0; i < parts.size(); ++i) {
@@ -337,7 +349,7 @@ ggml_tensor * mha_cached_many(ggml_context *                          ctx,
         o                 = (o == nullptr) ? o_p : ggml_concat(ctx, o, o_p, /*dim=*/1);
         at += p.n_new;
     }
-    return ggml_add(ctx, ggml_mul_mat(ctx, b.attn_out_w, o), b.attn_out_b);
+    return ggml_add(ctx, mul_mat_grouped(ctx, b.attn_out_w, o, group), b.attn_out_b);
 }
 
 }  // namespace
@@ -747,8 +759,9 @@ EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *             
     const int             down = hp.proj_downsample;
     int                   n    = 0;
     for (const EncoderChunkPart & p : parts) {
-        if (p.kv == nullptr || p.n_new <= 0 || (p.n_new % down) != 0 || p.write_slot < 0 || p.read_start < 0 ||
-            p.read_len <= 0 || p.read_start + p.read_len > p.kv->n_ctx || p.write_slot + p.n_new > p.kv->n_ctx) {
+        if (p.kv == nullptr || p.n_new <= 0 || p.n_new != parts.front().n_new || (p.n_new % down) != 0 ||
+            p.write_slot < 0 || p.read_start < 0 || p.read_len <= 0 || p.read_start + p.read_len > p.kv->n_ctx ||
+            p.write_slot + p.n_new > p.kv->n_ctx) {
             log_msg(TRANSCRIBE_LOG_LEVEL_ERROR, "voxtral_realtime enc-chunk(many): invalid part (n_new=%d)", p.n_new);
             return cb;
         }
@@ -786,7 +799,7 @@ EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *             
         }
         {
             ggml_tensor * y = rms_norm(ctx, x, b.norm_ffn_w, hp.enc_rms_norm_eps);
-            y               = mlp(ctx, y, b);
+            y               = mlp(ctx, y, b, parts.front().n_new);
             x               = ggml_add(ctx, x, y);
         }
     }
@@ -794,10 +807,11 @@ EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *             
     x = rms_norm(ctx, x, w.enc_stem.final_norm_w, hp.enc_rms_norm_eps);
     // Projector groups of `down` frames: every part's frames start at a
     // multiple of `down`, so no group straddles two sessions.
+    const int     audio   = parts.front().n_new / down;  // audio embeds a part
     ggml_tensor * grouped = ggml_reshape_2d(ctx, ggml_cont(ctx, x), hp.proj_in, n / down);
-    ggml_tensor * p       = ggml_mul_mat(ctx, w.proj.linear_1_w, grouped);
+    ggml_tensor * p       = mul_mat_grouped(ctx, w.proj.linear_1_w, grouped, audio);
     p                     = ggml_gelu_erf(ctx, p);
-    p                     = ggml_mul_mat(ctx, w.proj.linear_2_w, p);
+    p                     = mul_mat_grouped(ctx, w.proj.linear_2_w, p, audio);
     cb.out                = named(p, "enc.chunk.many.proj_out");
     ggml_set_output(cb.out);
     ggml_build_forward_expand(gf, cb.out);

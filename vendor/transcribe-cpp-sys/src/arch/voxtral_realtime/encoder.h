@@ -178,9 +178,11 @@ struct EncoderChunkBuildMany {
 
 // build_encoder_chunk_graph for the chunks of several sessions of one model
 // as one graph: the projections, FFN and projector over all their frames at
-// once (the encoder's weights are read and unpacked once), each session's
-// attention in its own ring under its own mask. Every part's n_new is a
-// multiple of proj_downsample, so projector groups stay within a part.
+// once (the encoder's weights are read once), each session's attention in
+// its own ring under its own mask, and each session's rows of every product
+// computed as they would be alone (GGML_HINT_SRC1_ROW_GROUPS), so a session's
+// results do not depend on the sessions beside it. Every part has the same
+// n_new, a multiple of proj_downsample (projector groups stay within a part).
 EncoderChunkBuildMany build_encoder_chunk_graph_many(ggml_context *                        ctx,
                                                     const Weights &                       weights,
                                                     const HParams &                       hp,

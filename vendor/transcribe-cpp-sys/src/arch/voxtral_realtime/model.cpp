@@ -217,6 +217,18 @@ void repack_lm_head(Model & m, ggml_backend_buffer_type_t buft) {
             static_cast<double>(bytes.size()) / (1024.0 * 1024.0));
 }
 
+// Whether every matmul weight of the encoder and the projector is repacked
+// (Model::encoder_repacked).
+bool encoder_weights_repacked(const Model & m) {
+    const Weights &            w = m.weights;
+    std::vector<ggml_tensor *> all{ w.proj.linear_1_w, w.proj.linear_2_w };
+    for (const EncBlock & b : w.enc_blocks) {
+        all.insert(all.end(), { b.attn_q_w, b.attn_k_w, b.attn_v_w, b.attn_out_w, b.ffn_gate_w, b.ffn_up_w,
+                                b.ffn_down_w });
+    }
+    return std::all_of(all.begin(), all.end(), [&](const ggml_tensor * t) { return m.weight_storage.is_repacked(t); });
+}
+
 // What transcribe_model_get_memory reports.
 void record_memory(Model & m) {
     const transcribe::load_common::WeightCounts & c     = m.weight_storage.counts();
@@ -357,6 +369,7 @@ transcribe_status load(Loader & loader, const transcribe_model_load_params * par
     }
     repack_lm_head(*m, transcribe::load_common::cpu_repack_buffer_type(m->plan, params));
     record_memory(*m);
+    m->encoder_repacked = encoder_weights_repacked(*m);
 
     m->t_load_us = ggml_time_us() - t_load_start;
     *out_model   = m.release();
@@ -2420,11 +2433,13 @@ struct FeedMember {
     NewFrames           frames;
 };
 
-// Whether two sessions' encoder batches can be one graph: one model and its
-// encoder's attention path, each batch within k_enc_max_batch frames.
+// Whether two sessions' encoder batches can be one graph whose results per
+// session are the session's alone: one model whose encoder weights are all
+// repacked (ggml then computes each session's rows as a product of their own
+// would be), the same attention path and as many new frames, one ring batch.
 bool same_encoder_graph(const FeedMember & a, const FeedMember & b) {
-    return a.cm == b.cm && a.cc->encoder_use_flash == b.cc->encoder_use_flash && a.frames.n <= k_enc_max_batch &&
-           b.frames.n <= k_enc_max_batch && !transcribe::debug::enabled();
+    return a.cm == b.cm && a.cm->encoder_repacked && a.cc->encoder_use_flash == b.cc->encoder_use_flash &&
+           a.frames.n == b.frames.n && a.frames.n <= k_enc_max_batch && !transcribe::debug::enabled();
 }
 
 // The new frames of every session of `group` (two or more) through their

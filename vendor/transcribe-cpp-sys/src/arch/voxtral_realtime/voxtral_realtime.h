@@ -52,6 +52,10 @@ struct Model final : public transcribe_model {
     transcribe::BackendPlan                    plan;
     transcribe::load_common::WeightStorage     weight_storage;
     transcribe::causal_lm::PackedGateUpHandles packed_gate_up;
+    // Every matmul weight of the encoder and projector is in the CPU repack
+    // layout: the encoder chunks of several sessions can then be one graph
+    // whose results per session are those of the session alone.
+    bool encoder_repacked = false;
     // weights.dec_embed.lm_head_w's storage, when the head is repacked.
     ggml_context *                             lm_head_ctx    = nullptr;
     ggml_backend_buffer_t                      lm_head_buffer = nullptr;

@@ -6,7 +6,7 @@
 //! sliding window, the real-time factor and added latency that follow, and
 //! the offline real-time factor of each preset (docs/diarizer.md).
 //!
-//! Random weights (scripts/make-sortformer-model) cost the same as the real
+//! Random weights (scripts/models/make-sortformer-model) cost the same as the real
 //! ones: every shape is the real model's and the work does not depend on the
 //! audio. The labels are noise; accuracy is not measured.
 
@@ -23,7 +23,7 @@ Measure the cost of Sortformer diarization, live (sliding windows) and offline.
 usage: cargo run --release --features diarize --example diarizer_cost -- --model MODEL [options]
 
   --model PATH       a sortformer GGUF, e.g. the same-shape stand-in written by
-                     scripts/make-sortformer-model (random weights)
+                     scripts/models/make-sortformer-model (random weights)
   --threads LIST     thread counts, each a diarizer of its own (default 1,2)
   --windows LIST     live window lengths in seconds (default 4,8,16)
   --live-presets L   presets for the live runs (default

@@ -245,33 +245,34 @@ fn two_streams_on_one_model_path_run_at_the_same_time() {
 }
 
 #[test]
-fn a_released_model_is_reused_and_a_busy_one_is_not_shared() {
+fn streams_of_one_model_share_its_load_and_a_released_model_is_reused() {
     init();
-    // A path of its own, so that other tests cannot take this instance.
+    // A path of its own, so that other tests cannot take this model.
     let path = common::scratch_dir("reuse").join("model.gguf");
     std::fs::copy(common::tiny_model(), &path).unwrap();
     let spec = ModelSpec::new(&path);
     let first = Stream::open(&spec, 1).unwrap();
     let first_id = first.model().instance_id();
     let second = Stream::open(&spec, 1).unwrap();
-    assert_ne!(
+    assert_eq!(
         second.model().instance_id(),
         first_id,
-        "one model, two streams"
+        "two streams, one model"
     );
     drop(second);
     drop(first);
     let mut again = Stream::open(&spec, 1).unwrap();
     let reused = again.model().instance_id();
-    assert_eq!(reused, first_id, "a released instance was not reused");
+    assert_eq!(reused, first_id, "a released model was not reused");
     assert!(!transcribe(&mut again, &common::sine(1.0), 1600).is_empty());
     drop(again);
     let once_more = Stream::open(&spec, 1).unwrap();
     assert_eq!(
         once_more.model().instance_id(),
         reused,
-        "the idle instance was loaded again"
+        "the idle model was loaded again"
     );
+    assert_eq!(gstvoxtralrt::engine::ModelPool::global().loads_of(&path), 1);
 }
 
 #[test]

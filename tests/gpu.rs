@@ -25,7 +25,9 @@ fn gpu_backend(test: &str) -> Option<String> {
         .ok()
         .filter(|b| !b.is_empty());
     if backend.is_none() {
-        eprintln!("{test}: skipped: VOXTRALRT_GPU_BACKEND is not set (scripts/gpu-check sets it)");
+        eprintln!(
+            "{test}: skipped: VOXTRALRT_GPU_BACKEND is not set (scripts/checks/gpu-check sets it)"
+        );
     }
     backend
 }

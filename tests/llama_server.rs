@@ -3,7 +3,7 @@
 
 //! Translation against llama.cpp's real chat servers on 127.0.0.1: its own
 //! `llama-server` and llama-cpp-python's server, built from the
-//! llama-cpp-python 0.3.36 sdist by `scripts/llama-server install` (`.ci/run`
+//! llama-cpp-python 0.3.36 sdist by `scripts/servers/llama-server install` (`.ci/run`
 //! does), serving tiny GGUF chat models whose made weights answer "hola
 //! mundo" (or go on to count to 500). Without them each test says it is
 //! skipped and passes.

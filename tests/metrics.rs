@@ -1,11 +1,14 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The `voxtralrtmetrics` tracer (issue 48 §3, §4): `/metrics` in
-//! Prometheus' text format with the figures `stats` gives, `/healthz` and
-//! `/readyz`; a stalled client delays no word; a port in use, a bad address
-//! or a bad parameter is a WARNING and the pipeline runs on; a real
-//! Prometheus (Debian's) scrapes a live gst-launch-1.0 pipeline.
+//! The `voxtralrtmetrics` tracer (issue 48 §3, §4; issue 55 §3): `/metrics`
+//! in Prometheus' text format with the figures `stats` gives, for every
+//! element of the plugin (`voxtralrtsubenc` too), `/healthz` and `/readyz`;
+//! a stalled client delays no word; a port in use, a bad address or a bad
+//! parameter is a warning on the log and a WARNING message, never an abort
+//! under `G_DEBUG=fatal-warnings`, and the pipeline runs on; a tracer let go
+//! frees its port; a real Prometheus (Debian's) scrapes a live
+//! gst-launch-1.0 pipeline.
 //!
 //! In this process the tracer is made as GStreamer makes it from
 //! `GST_TRACERS` (an object with `params`); the gst-launch-1.0 tests set
@@ -35,12 +38,15 @@ fn turn() -> std::sync::MutexGuard<'static, ()> {
 
 /// A tracer serving on a port of its own, as GST_TRACERS would make it.
 fn tracer() -> (VoxtralRtMetrics, u16) {
-    common::init_plugin();
     let port = unused_tcp_port();
-    let tracer = gst::glib::Object::builder::<VoxtralRtMetrics>()
+    (tracer_on(port), port)
+}
+
+fn tracer_on(port: u16) -> VoxtralRtMetrics {
+    common::init_plugin();
+    gst::glib::Object::builder::<VoxtralRtMetrics>()
         .property("params", format!("address=127.0.0.1:{port}"))
-        .build();
-    (tracer, port)
+        .build()
 }
 
 /// GET `path` on 127.0.0.1:`port`: the status code and the body.
@@ -81,6 +87,18 @@ fn seconds(stats: &gst::StructureRef, field: &str) -> f64 {
     stats.get::<u64>(field).unwrap() as f64 / 1e9
 }
 
+/// Each counter `family` with `labels` in a scrape is the u64 `field` of
+/// `stats`.
+fn assert_counts(scrape: &str, labels: &str, stats: &gst::StructureRef, pairs: &[(&str, &str)]) {
+    for &(family, field) in pairs {
+        assert_eq!(
+            value(scrape, &format!("{family}{labels}")),
+            stats.get::<u64>(field).unwrap() as f64,
+            "{family}"
+        );
+    }
+}
+
 /// `promtool check metrics` on a scrape: its complaints, if any.
 fn promtool_check(scrape: &str) -> String {
     let mut child = std::process::Command::new("promtool")
@@ -103,6 +121,11 @@ fn promtool_check(scrape: &str) -> String {
     } else {
         format!("promtool failed: {text}")
     }
+}
+
+fn assert_promtool_finds_nothing(scrape: &str) {
+    let complaints = promtool_check(scrape);
+    assert!(complaints.trim().is_empty(), "{complaints}\n{scrape}");
 }
 
 /// Runs `pipeline` (its transcriber `t` fed by appsrc `src`) on the tone
@@ -168,20 +191,19 @@ fn the_figures_are_what_stats_says_and_promtool_finds_no_problem() {
             "{family}"
         );
     }
-    for (family, field) in [
-        ("voxtralrt_model_steps_total", "model-steps"),
-        ("voxtralrt_watchdog_restarts_total", "stalls"),
-        (
-            "voxtralrt_caption_words_dropped_total",
-            "caption-words-dropped",
-        ),
-    ] {
-        assert_eq!(
-            value(&scrape, &format!("{family}{e}")),
-            stats.get::<u64>(field).unwrap() as f64,
-            "{family}"
-        );
-    }
+    assert_counts(
+        &scrape,
+        e,
+        &stats,
+        &[
+            ("voxtralrt_model_steps_total", "model-steps"),
+            ("voxtralrt_watchdog_restarts_total", "stalls"),
+            (
+                "voxtralrt_caption_words_dropped_total",
+                "caption-words-dropped",
+            ),
+        ],
+    );
     let words = stats.get::<u64>("words").unwrap();
     assert_eq!(words, frames.len() as u64);
     assert_eq!(
@@ -221,17 +243,16 @@ fn the_figures_are_what_stats_says_and_promtool_finds_no_problem() {
     // The translate pad's.
     let counts = common::translating::counts(&stats);
     let pad = r#"{element="t",pad="translate_src_0",language="es"}"#;
-    for (family, field) in [
-        ("voxtralrt_translation_requests_total", "requests"),
-        ("voxtralrt_translation_failures_total", "failures"),
-        ("voxtralrt_translation_catch_ups_total", "catch-ups"),
-    ] {
-        assert_eq!(
-            value(&scrape, &format!("{family}{pad}")),
-            counts.get::<u64>(field).unwrap() as f64,
-            "{family}"
-        );
-    }
+    assert_counts(
+        &scrape,
+        pad,
+        &counts,
+        &[
+            ("voxtralrt_translation_requests_total", "requests"),
+            ("voxtralrt_translation_failures_total", "failures"),
+            ("voxtralrt_translation_catch_ups_total", "catch-ups"),
+        ],
+    );
     assert_eq!(counts.get::<u64>("requests").unwrap(), 3);
     let translated_words = counts.get::<u64>("words").unwrap();
     assert!(translated_words > 0, "{counts:?}");
@@ -250,8 +271,7 @@ fn the_figures_are_what_stats_says_and_promtool_finds_no_problem() {
         3.0
     );
     assert!(scrape.contains("voxtralrt_build_info{version=\""));
-    let complaints = promtool_check(&scrape);
-    assert!(complaints.trim().is_empty(), "{complaints}\n{scrape}");
+    assert_promtool_finds_nothing(&scrape);
 }
 
 #[test]
@@ -302,7 +322,77 @@ fn each_server_of_url_is_counted_as_stats_counts_it() {
         value(&scrape, r#"voxtralrt_server_failovers_total{element="v"}"#),
         stats.get::<u64>("failovers").unwrap() as f64
     );
-    assert!(promtool_check(&scrape).trim().is_empty());
+    assert_promtool_finds_nothing(&scrape);
+}
+
+#[test]
+fn the_subtitle_encoder_is_served_with_its_cue_counts() {
+    let _turn = turn();
+    let (_tracer, port) = tracer();
+    let pipeline = gst::parse::launch(&format!(
+        "appsrc name=src format=time caps={} ! voxtralrttranscriber name=t model-path={} \
+         threads=1 ! voxtralrtsubenc name=enc format=srt ! fakesink sync=false",
+        common::remote::F32_CAPS,
+        common::tone_model()
+    ))
+    .unwrap()
+    .downcast::<gst::Pipeline>()
+    .unwrap();
+    run_tone(&pipeline, &[10, 11, 12, 30, 31, 50], 60);
+    let enc = pipeline.by_name("enc").unwrap();
+    let (status, scrape) = get(port, "/metrics");
+    let stats = enc.property::<gst::Structure>("stats");
+    pipeline.set_state(gst::State::Null).unwrap();
+    assert_eq!(status, 200);
+    let cues = stats.get::<u64>("subtitle-cues").unwrap();
+    assert!(cues > 0, "{stats:?}");
+    let e = r#"{element="enc"}"#;
+    assert_counts(
+        &scrape,
+        e,
+        &stats,
+        &[
+            ("voxtralrt_subtitle_cues_total", "subtitle-cues"),
+            (
+                "voxtralrt_subtitle_cues_too_fast_total",
+                "subtitle-cues-too-fast",
+            ),
+            ("voxtralrt_subtitle_cues_short_total", "subtitle-cues-short"),
+            (
+                "voxtralrt_subtitle_chars_replaced_total",
+                "subtitle-chars-replaced",
+            ),
+            (
+                "voxtralrt_invalid_utf8_buffers_total",
+                "invalid-utf8-buffers",
+            ),
+        ],
+    );
+    assert_eq!(value(&scrape, &format!("voxtralrt_ready{e}")), 1.0);
+    // It runs no model: no model series of its own.
+    assert!(
+        !scrape.contains(r#"voxtralrt_words_total{element="enc""#),
+        "{scrape}"
+    );
+    assert!(scrape.contains(r#"voxtralrt_words_total{element="t",pad="src"} 6"#));
+    assert_promtool_finds_nothing(&scrape);
+}
+
+#[test]
+fn a_tracer_let_go_frees_its_port_for_the_next() {
+    let _turn = turn();
+    let (first, port) = tracer();
+    assert_eq!(get(port, "/healthz").0, 200);
+    // What gst_deinit() does to the tracers it holds, by their last unref.
+    // SAFETY: after its dispose the tracer still takes the hooks GStreamer
+    // calls (it finds elements, it serves nothing); nothing else uses it.
+    unsafe { first.run_dispose() };
+    let free = wait_until(Duration::from_secs(5), || {
+        std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+    });
+    assert!(free, "port {port} still taken after dispose");
+    let _second = tracer_on(port);
+    assert_eq!(get(port, "/healthz"), (200, "ok\n".to_owned()));
 }
 
 #[test]
@@ -478,7 +568,8 @@ fn readyz_says_per_element_why_it_is_not_ready() {
 }
 
 /// Runs a short gst-launch-1.0 pipeline of the tone model with
-/// `GST_TRACERS` set to `tracers`: whether it succeeded, and its output.
+/// `GST_TRACERS` set to `tracers`, the tracer's warnings on the log and
+/// GLib's warnings fatal: whether it succeeded, and its output.
 fn launch_with_tracers(tracers: &str) -> (bool, String) {
     let out = std::process::Command::new("gst-launch-1.0")
         .args(
@@ -491,6 +582,9 @@ fn launch_with_tracers(tracers: &str) -> (bool, String) {
         )
         .env("GST_PLUGIN_PATH", common::plugin_dir())
         .env("GST_TRACERS", tracers)
+        .env("GST_DEBUG", "voxtralrtmetrics:2")
+        .env("GST_DEBUG_NO_COLOR", "1")
+        .env("G_DEBUG", "fatal-warnings")
         .output()
         .expect("gst-launch-1.0");
     (out.status.success(), common::output_text(&out))
@@ -498,6 +592,12 @@ fn launch_with_tracers(tracers: &str) -> (bool, String) {
 
 #[test]
 fn a_port_in_use_a_bad_address_or_parameter_warns_and_the_pipeline_runs_on() {
+    // A line of the tracer's debug category at WARNING level.
+    let logged = |output: &str, text: &str| {
+        output
+            .lines()
+            .any(|l| l.contains(" WARN ") && l.contains(" voxtralrtmetrics ") && l.contains(text))
+    };
     let (_taken, port) = unused_tcp_listener();
     let in_use = format!("127.0.0.1:{port}");
     for (tracers, expected) in [
@@ -518,9 +618,14 @@ fn a_port_in_use_a_bad_address_or_parameter_warns_and_the_pipeline_runs_on() {
         ),
     ] {
         let (ran, output) = launch_with_tracers(&tracers);
+        // Under G_DEBUG=fatal-warnings a g_warning would have aborted it.
         assert!(ran, "{tracers}: the pipeline did not run on\n{output}");
-        // GLib's warning at once, and the element's WARNING on the bus.
-        assert!(output.contains("voxtralrtmetrics-WARNING"), "{output}");
+        assert!(!output.contains("voxtralrtmetrics-WARNING"), "{output}");
+        // The log's warning at once, and the element's WARNING on the bus.
+        assert!(
+            logged(&output, &expected[0]),
+            "{tracers}: not logged\n{output}"
+        );
         assert!(
             output
                 .contains("WARNING: from element /GstPipeline:pipeline0/GstVoxtralRtTranscriber:t"),

@@ -60,6 +60,8 @@ struct Run {
     intervals: Vec<u32>,
     /// The largest lag the stats showed while the audio came.
     max_lag: u64,
+    /// The lag the stats showed after each buffer pushed.
+    lags: Vec<u64>,
     /// This process's VmRSS (KiB) while the audio came, once a buffer.
     rss_kib: Vec<u64>,
     stats: Option<gst::Structure>,
@@ -160,6 +162,7 @@ fn run_live_with(
             .unwrap();
         let mut r = run.lock().unwrap();
         r.max_lag = r.max_lag.max(lag);
+        r.lags.push(lag);
         r.rss_kib.push(rss_kib());
     });
     let _ = src.emit_by_name::<gst::FlowReturn>("end-of-stream", &[]);
@@ -274,6 +277,43 @@ fn a_model_far_slower_than_real_time_still_writes_words_when_skipping() {
     let first_audio = 480 + 2 * INTERVAL_MS;
     let bound = ((first_audio as f64 * slowdown) as u64 + 2 * INTERVAL_MS + 80) * MS;
     assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
+}
+
+/// Far beyond the stretch (issue 54): a model five times slower than real
+/// time at every interval. The interval stretches to the bound first; once
+/// that too falls behind and audio is skipped, streams restart at 160 ms,
+/// where a restart costs the least: the lag stays within the latency, the
+/// delay and three 160 ms intervals decoded at the model's pace, and 1.5 s,
+/// and does not grow (before: restarts at 960 ms, the lag up to 12-15 s).
+#[test]
+fn beyond_the_stretch_streams_restart_at_the_base_interval_and_the_lag_stays_bounded() {
+    let slowdown = 5.0;
+    let (audio, tones) = tone_blocks(375); // 30 s
+    let run = run_live_with(&audio, "", move |inner| {
+        Box::new(common::recognizers::Slow {
+            inner,
+            factor: slowdown,
+        })
+    });
+    run.report(
+        &format!("skip beyond the stretch, {slowdown}x"),
+        tones.len(),
+    );
+    assert!(!run.skips.is_empty(), "{:?}", run.stats);
+    assert!(run.intervals.contains(&960), "{:?}", run.intervals);
+    assert_eq!(run.intervals.last(), Some(&160), "{:?}", run.intervals);
+    let restart = ((480 + 3 * INTERVAL_MS) as f64 * slowdown) as u64;
+    let bound = (LATENCY_MS + restart + 1500) * MS;
+    assert!(run.max_lag <= bound, "lag {} ms", run.max_lag / MS);
+    let (first, last) = run.lags.split_at(run.lags.len() / 2);
+    let peak = |lags: &[u64]| lags.iter().max().copied().unwrap_or(0);
+    assert!(
+        peak(last) <= peak(first) + 1000 * MS,
+        "the lag grew: {} ms, then {} ms",
+        peak(first) / MS,
+        peak(last) / MS
+    );
+    assert!(!run.words.is_empty());
 }
 
 #[test]

@@ -534,9 +534,8 @@ fn without_sight_of_the_end_token_a_model_silent_over_sound_is_restarted() {
     let sink = pipeline.by_name("s").unwrap();
     common::recognizers::wrap(&sink, move |_| {
         let spec = gstvoxtralrt::engine::ModelSpec {
-            path: common::fixture("voxtral-rt-tone-eos.gguf"),
             backend: gstvoxtralrt::engine::Backend::Cpu,
-            device: None,
+            ..gstvoxtralrt::engine::ModelSpec::new(common::fixture("voxtral-rt-tone-eos.gguf"))
         };
         let mut stream = gstvoxtralrt::engine::Stream::open(&spec, 1).unwrap();
         stream.ignore_decoder_polls();

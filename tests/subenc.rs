@@ -26,6 +26,7 @@ use common::bulletin::{self, assert_rules, Rules, NETFLIX, NETFLIX_OTHER};
 use common::readers::{self, Kind};
 use common::subtitle_checks::{assert_clean, check_scc, check_timed_text};
 use gst::prelude::*;
+use gstvoxtralrt::speakers::SPEAKER_CHANGE_EVENT;
 use gstvoxtralrt::subtitles::{spread_words, Cue, CueBuilder, Style, StyleName};
 
 const MS: u64 = 1_000_000;
@@ -462,6 +463,44 @@ fn text_that_is_not_utf8_is_written_with_replacement_characters_warned_once_and_
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains("caf\u{fffd} au lait.") && text.contains("\u{fffd} ok."),
+        "{text}"
+    );
+}
+
+#[test]
+fn downstream_may_call_back_into_the_encoder_while_it_pushes() {
+    // Downstream answers each thing the encoder sends with an event into
+    // the encoder, on the same streaming thread (a probe here): an encoder
+    // that held its state lock while it pushed would wait on itself.
+    let dir = common::scratch_dir("subenc-reentry");
+    let path = dir.join("reentry.srt");
+    let (done, finished) = std::sync::mpsc::channel();
+    let file = path.clone();
+    std::thread::spawn(move || {
+        let driven = Driven::new("subtitle-style=broadcast", &file);
+        let sinkpad = driven.sinkpad.clone();
+        let srcpad = driven.encoder.static_pad("src").unwrap();
+        srcpad.add_probe(gst::PadProbeType::DATA_DOWNSTREAM, move |_, _| {
+            let change = gst::Structure::builder(SPEAKER_CHANGE_EVENT)
+                .field("speaker", "Ann")
+                .build();
+            sinkpad.send_event(gst::event::CustomDownstream::new(change));
+            gst::PadProbeReturn::Ok
+        });
+        let flows = [
+            driven.text(b"Good evening.", Some(0), Some(1000)),
+            driven.text(b"Here is the news.", Some(3000), Some(1000)),
+        ];
+        let _ = done.send((flows, driven.finish().0));
+    });
+    let (flows, said) = finished
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the encoder waited on itself: it pushed with its state lock held");
+    assert_eq!(flows, [gst::FlowReturn::Ok; 2]);
+    assert!(!said.iter().any(|s| s.starts_with("ERROR")), "{said:?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("Good evening.") && text.contains("the news."),
         "{text}"
     );
 }

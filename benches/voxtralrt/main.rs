@@ -7,7 +7,7 @@
 //! ```text
 //! cargo bench --bench voxtralrt                 # full run (about 10 minutes, fixture)
 //! cargo bench --bench voxtralrt -- --quick      # quick mode (about a minute)
-//! scripts/bench --model voxtral.gguf --backend cuda
+//! scripts/bench/voxtralrt --model voxtral.gguf --backend cuda
 //! cargo bench --bench voxtralrt -- --help
 //! ```
 //!

@@ -50,7 +50,7 @@ const USAGE: &str = "\
 voxtralrt benchmark: voxtralrttranscriber against the bare engine (issue 6)
 
 usage: cargo bench --bench voxtralrt -- [OPTIONS]
-       scripts/bench [OPTIONS]
+       scripts/bench/voxtralrt [OPTIONS]
 
   --quick                small sizes (CI): 60 s of audio, 2 repetitions, 5 s live
                          runs, 5 min of audio for memory, up to 2 pipelines
@@ -313,9 +313,8 @@ impl Opts {
 
     pub(crate) fn spec(&self, path: &Path) -> ModelSpec {
         ModelSpec {
-            path: path.to_path_buf(),
             backend: self.backend,
-            device: None,
+            ..ModelSpec::new(path)
         }
     }
 

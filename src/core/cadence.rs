@@ -84,6 +84,23 @@ impl Cadence {
         self.now_ms
     }
 
+    /// Back to `decode-interval` at once, the measures kept (overload: a
+    /// skip, after which streams restart there). The change, if any.
+    pub(super) fn back_to_base(&mut self) -> Option<Change> {
+        self.window_audio_ns = 0;
+        self.window_busy_ns = 0;
+        (self.now_ms != self.base_ms).then(|| {
+            let change = Change {
+                from_ms: self.now_ms,
+                to_ms: self.base_ms,
+                rtf: self.recent(self.now_ms).unwrap_or(0.0),
+                lag_ns: 0,
+            };
+            self.now_ms = self.base_ms;
+            change
+        })
+    }
+
     /// Stretched as far as it goes: only skipping is left.
     pub(super) fn at_bound(&self) -> bool {
         self.now_ms >= self.bound_ms

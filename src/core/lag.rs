@@ -8,6 +8,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::stats::field;
+
 /// The histogram's upper bounds, in ms: around the 1.5 s default latency
 /// and Ofcom's 3 s, with room for an overloaded model or a slow server.
 pub const LAG_BOUNDS_MS: [u64; 9] = [250, 500, 1000, 1500, 2000, 3000, 5000, 10_000, 30_000];
@@ -44,10 +46,10 @@ impl LagHistogram {
             Some(*total)
         });
         gst::Structure::builder("histogram")
-            .field("bounds", gst::Array::new(bounds))
-            .field("counts", gst::Array::new(cumulative))
-            .field("count", self.count)
-            .field("sum", self.sum.as_nanos() as u64)
+            .field(field::BOUNDS, gst::Array::new(bounds))
+            .field(field::COUNTS, gst::Array::new(cumulative))
+            .field(field::COUNT, self.count)
+            .field(field::SUM, self.sum.as_nanos() as u64)
             .build()
     }
 }

@@ -213,6 +213,7 @@ impl Core {
                 worker_inbox.stats().loaded(&stream.backend_name());
                 worker_inbox.stats().update(|s| {
                     s.threads = stream.threads();
+                    s.model_use = stream.model_use();
                     s.decode_interval_ms = settings.decode_interval_ms;
                 });
                 Some(worker::Worker::new(stream, &settings, output, report, worker_inbox).run())

@@ -78,7 +78,7 @@ impl OverloadPolicy {
         }
         match self.mode {
             Overload::Skip => {
-                now.stretched_out
+                (now.stretched_out || self.overloaded)
                     && self.fell_behind(now)
                     && age().is_some_and(|a| a > self.latency_ns + self.stretch_ns(now))
             }
@@ -99,7 +99,7 @@ impl OverloadPolicy {
     fn fell_behind(&self, now: &Situation) -> bool {
         if now
             .stream_samples
-            .is_some_and(|s| s < self.first_audio_samples(now))
+            .is_some_and(|s| s < self.first_audio_samples())
         {
             return false;
         }
@@ -115,10 +115,22 @@ impl OverloadPolicy {
     /// A new model stream's first audio, never skipped: it writes nothing
     /// before the delay and a decode or two (and at real scale its start-up
     /// costs seconds); skipped sooner, a model slower than real time would
-    /// be restarted again and again and never write a word.
-    fn first_audio_samples(&self, now: &Situation) -> u64 {
-        let interval = self.interval_samples.max(ns_to_samples(now.interval_ns));
-        self.delay_samples + 2 * interval
+    /// be restarted again and again and never write a word. Two intervals of
+    /// `decode-interval`, however far the interval is stretched: a stream
+    /// that restarts after a skip decodes at `decode-interval` (see
+    /// [`Self::skipping`]), and a stretched stream long past its start keeps
+    /// up or falls behind by its lag alone.
+    fn first_audio_samples(&self) -> u64 {
+        self.delay_samples + 2 * self.interval_samples
+    }
+
+    /// Skipping since the worker last caught up. The stretched interval did
+    /// not keep up, so until then the streams decode at `decode-interval`:
+    /// a restart after a skip needs the delay and two intervals decoded at
+    /// the model's pace before it may be skipped again, which at a stretched
+    /// interval costs several times as much lag.
+    pub(super) fn skipping(&self) -> bool {
+        self.overloaded
     }
 
     /// How much of the newest waiting audio a skip keeps: skip goes on from
@@ -365,19 +377,38 @@ mod tests {
     }
 
     #[test]
-    fn a_new_stream_at_a_stretched_interval_keeps_two_of_its_decodes() {
+    fn a_new_stream_keeps_the_delay_and_two_base_intervals_however_stretched() {
         let p = policy(Overload::Skip, 0);
-        // Delay 480 ms + 2 x 960 ms = 2.4 s = 38 400 samples.
+        // Delay 480 ms + 2 x 160 ms = 0.8 s = 12 800 samples, at 960 ms too.
         let young = Situation {
             interval_ns: 960 * MS,
-            stream_samples: Some(38_399),
+            stream_samples: Some(12_799),
             ..behind(9000)
         };
         assert!(!p.must_skip(&young, aged(9000)));
         let grown = Situation {
-            stream_samples: Some(38_400),
+            stream_samples: Some(12_800),
             ..young
         };
         assert!(p.must_skip(&grown, aged(9000)));
+    }
+
+    #[test]
+    fn once_skipping_audio_goes_at_the_base_interval_until_the_model_catches_up() {
+        let mut p = policy(Overload::Skip, 0);
+        let unstretched = Situation {
+            stretched_out: false,
+            ..behind(2000)
+        };
+        assert!(
+            !p.must_skip(&unstretched, aged(2000)),
+            "the stretch comes before a skip"
+        );
+        assert!(p.record_skip(Some(0), 16_000, "").is_some());
+        assert!(p.skipping());
+        assert!(p.must_skip(&unstretched, aged(2000)));
+        p.caught_up();
+        assert!(!p.skipping());
+        assert!(!p.must_skip(&unstretched, aged(2000)));
     }
 }

@@ -3,6 +3,57 @@
 
 //! What the `stats` property reports.
 
+/// The names of the `stats` fields that are read outside the code that
+/// writes them (the metrics tracer, `src/metrics/`): writer and reader take
+/// them from here, so a rename is one edit and a misspelt name does not
+/// compile. Nested structures repeat some names (`pad`, `words`, `lag`).
+pub mod field {
+    // A model stream: the element's own structure, each of `participants`.
+    pub const AUDIO_RECEIVED: &str = "audio-received";
+    pub const AUDIO_TRANSCRIBED: &str = "audio-transcribed";
+    pub const AUDIO_SKIPPED: &str = "audio-skipped";
+    pub const LAG: &str = "lag";
+    pub const WORDS: &str = "words";
+    pub const STALLS: &str = "stalls";
+    pub const SERVERS: &str = "servers";
+    pub const ENGINE: &str = "engine";
+    pub const MODEL_LOADED: &str = "model-loaded";
+    pub const SERVER_CONNECTED: &str = "server-connected";
+    pub const FAILOVERS: &str = "failovers";
+    pub const MODEL_STEPS: &str = "model-steps";
+    pub const MODEL_CALL: &str = "model-call";
+    pub const WORD_LAG: &str = "word-lag";
+    pub const LAST_WORD_AGE: &str = "last-word-age";
+    pub const STALLED: &str = "stalled";
+    pub const CAPTION_ALARM: &str = "caption-alarm";
+    pub const CAPTION_ALARM_REASON: &str = "caption-alarm-reason";
+    // One of `servers`.
+    pub const URL: &str = "url";
+    pub const CONNECTIONS: &str = "connections";
+    pub const FAILURES: &str = "failures";
+    // A lag histogram (`word-lag`, a translation's `lag`).
+    pub const BOUNDS: &str = "bounds";
+    pub const COUNTS: &str = "counts";
+    pub const COUNT: &str = "count";
+    pub const SUM: &str = "sum";
+    // Request pads' streams and translate pads' counts, with their pad.
+    pub const PARTICIPANTS: &str = "participants";
+    pub const TRANSLATIONS: &str = "translations";
+    pub const PAD: &str = "pad";
+    pub const LANGUAGE_CODE: &str = "language-code";
+    pub const REQUESTS: &str = "requests";
+    pub const CATCH_UPS: &str = "catch-ups";
+    pub const LAST_TRANSLATION_AGE: &str = "last-translation-age";
+    // The transcriber's captions, the cues of all three elements, the
+    // encoder's input.
+    pub const CAPTION_WORDS_DROPPED: &str = "caption-words-dropped";
+    pub const SUBTITLE_CUES: &str = "subtitle-cues";
+    pub const SUBTITLE_CUES_TOO_FAST: &str = "subtitle-cues-too-fast";
+    pub const SUBTITLE_CUES_SHORT: &str = "subtitle-cues-short";
+    pub const SUBTITLE_CHARS_REPLACED: &str = "subtitle-chars-replaced";
+    pub const INVALID_UTF8_BUFFERS: &str = "invalid-utf8-buffers";
+}
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -79,6 +130,8 @@ pub struct Stats {
     pub failovers: u64,
     /// 80 ms frames the model has decoded.
     pub model_steps: u64,
+    /// engine=local: how the model is held and shared in this process.
+    pub model_use: crate::recognizer::ModelUse,
     /// When the model call in progress began (a decode; engine=vllm, the
     /// wait for the server's answers, reconnections included).
     pub model_call_since: Option<Instant>,
@@ -130,25 +183,38 @@ impl Stats {
         self.processing.as_secs_f64() / (self.transcribed_samples as f64 / f64::from(SAMPLE_RATE))
     }
 
+    /// The mean of the streams that each decoder step of the model ran
+    /// with (1.0: always alone; 0.0 before the first).
+    pub fn decoded_together(&self) -> f64 {
+        let u = &self.model_use;
+        if u.decode_rounds == 0 {
+            return 0.0;
+        }
+        u.decode_streams as f64 / u.decode_rounds as f64
+    }
+
     pub fn lag(&self) -> gst::ClockTime {
         gst::ClockTime::from_nseconds(samples_to_ns(self.queued_samples))
     }
 
     pub fn to_structure(&self) -> gst::Structure {
         gst::Structure::builder("application/x-voxtralrt-stats")
-            .field("audio-received", samples_to_ns(self.received_samples))
-            .field("audio-transcribed", samples_to_ns(self.transcribed_samples))
+            .field(field::AUDIO_RECEIVED, samples_to_ns(self.received_samples))
+            .field(
+                field::AUDIO_TRANSCRIBED,
+                samples_to_ns(self.transcribed_samples),
+            )
             .field("real-time-factor", self.real_time_factor())
-            .field("lag", self.lag().nseconds())
-            .field("words", self.cues)
+            .field(field::LAG, self.lag().nseconds())
+            .field(field::WORDS, self.cues)
             .field("stream-restarts", self.stream_restarts)
             .field("model-ended-streams", self.model_ended_streams)
             .field("stopped-model-restarts", self.stopped_model_restarts)
             .field("samples-sanitized", self.sanitized_samples)
             .field("samples-dropped", self.dropped_samples)
             .field("samples-dropped-by-seek", self.seek_dropped_samples)
-            .field("audio-skipped", samples_to_ns(self.skipped_samples))
-            .field("stalls", self.stalls)
+            .field(field::AUDIO_SKIPPED, samples_to_ns(self.skipped_samples))
+            .field(field::STALLS, self.stalls)
             .field("reconnects", self.reconnects)
             .field("audio-resent", samples_to_ns(self.resent_samples))
             .field("frames-ignored", self.ignored_frames)
@@ -158,21 +224,25 @@ impl Stats {
             .field("backend", &self.backend)
             .field("threads", self.threads)
             .field("server", &self.server)
-            .field("servers", self.servers_array())
-            .field("engine", self.engine)
-            .field("model-loaded", self.model_loaded)
-            .field("server-connected", self.server_connected)
-            .field("failovers", self.failovers)
-            .field("model-steps", self.model_steps)
-            .field("model-call", elapsed_ns(self.model_call_since))
-            .field("word-lag", self.word_lag.to_structure())
+            .field(field::SERVERS, self.servers_array())
+            .field(field::ENGINE, self.engine)
+            .field(field::MODEL_LOADED, self.model_loaded)
+            .field(field::SERVER_CONNECTED, self.server_connected)
+            .field(field::FAILOVERS, self.failovers)
+            .field(field::MODEL_STEPS, self.model_steps)
+            .field("weights-repacked", self.model_use.repacked_bytes)
+            .field("weights-repacked-tensors", self.model_use.repacked_tensors)
+            .field("model-streams", self.model_use.streams)
+            .field("decoded-together", self.decoded_together())
+            .field(field::MODEL_CALL, elapsed_ns(self.model_call_since))
+            .field(field::WORD_LAG, self.word_lag.to_structure())
             .field(
-                "last-word-age",
+                field::LAST_WORD_AGE,
                 elapsed_ns(self.last_word_at.or(self.started_at)),
             )
-            .field("stalled", self.stalled)
-            .field("caption-alarm", self.caption_alarm)
-            .field("caption-alarm-reason", &self.caption_alarm_reason)
+            .field(field::STALLED, self.stalled)
+            .field(field::CAPTION_ALARM, self.caption_alarm)
+            .field(field::CAPTION_ALARM_REASON, &self.caption_alarm_reason)
             .build()
     }
 
@@ -181,9 +251,9 @@ impl Stats {
     fn servers_array(&self) -> gst::Array {
         gst::Array::new(self.servers.iter().map(|s| {
             gst::Structure::builder("server")
-                .field("url", &s.url)
-                .field("connections", s.connections)
-                .field("failures", s.failures)
+                .field(field::URL, &s.url)
+                .field(field::CONNECTIONS, s.connections)
+                .field(field::FAILURES, s.failures)
                 .build()
         }))
     }

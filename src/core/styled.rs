@@ -9,6 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::stats::field;
 use super::{Output, TimedCue};
 use crate::settings::Settings;
 use crate::subtitles::{Counts, Cue, CueBuilder, Style};
@@ -19,10 +20,10 @@ pub type SharedCounts = Arc<Mutex<Counts>>;
 
 /// Adds the counts to a `stats` structure.
 pub fn add_subtitle_stats(stats: &mut gst::StructureRef, counts: Counts) {
-    stats.set("subtitle-cues", counts.cues);
-    stats.set("subtitle-cues-too-fast", counts.too_fast);
-    stats.set("subtitle-cues-short", counts.short);
-    stats.set("subtitle-chars-replaced", counts.chars_replaced);
+    stats.set(field::SUBTITLE_CUES, counts.cues);
+    stats.set(field::SUBTITLE_CUES_TOO_FAST, counts.too_fast);
+    stats.set(field::SUBTITLE_CUES_SHORT, counts.short);
+    stats.set(field::SUBTITLE_CHARS_REPLACED, counts.chars_replaced);
 }
 
 /// `output`, or with output=lines in a subtitle style, `output` behind a

@@ -6,6 +6,7 @@
 //! built with the `local` feature only; what it shares with the remote
 //! engine is in [`crate::voxtral`].
 
+mod batch;
 mod decoder_position;
 // The Sortformer diarizer, measured (docs/diarizer.md) and used by no
 // element: built only with the `diarize` feature.
@@ -16,11 +17,13 @@ mod gguf;
 mod log;
 mod model;
 mod pool;
+mod session;
 mod stream;
 pub mod threads;
 
+pub use batch::{BatchCounts, GATHER};
 pub use error::Error;
-pub use model::{Backend, Model, ModelSpec, VOXTRAL_REALTIME_ARCH};
+pub use model::{Backend, Model, ModelSpec, WeightMemory, VOXTRAL_REALTIME_ARCH};
 pub use pool::{ModelLease, ModelPool, IDLE_TIMEOUT};
 pub use stream::{Stream, StreamState};
 

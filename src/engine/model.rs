@@ -69,6 +69,12 @@ pub struct ModelSpec {
     pub backend: Backend,
     /// Index of the compute device; `None` lets the backend choose.
     pub device: Option<u32>,
+    /// On the CPU, keep the matmul weights that ggml has a repack layout for
+    /// in that layout, laid out once at load (default). `false` keeps the
+    /// file's layout, as the stock engine does: for side-by-side
+    /// measurements (the library's `TRANSCRIBE_NO_CPU_REPACK=1` does the same
+    /// for every load in a process).
+    pub cpu_repack: bool,
 }
 
 impl ModelSpec {
@@ -77,6 +83,7 @@ impl ModelSpec {
             path: path.into(),
             backend: Backend::Auto,
             device: None,
+            cpu_repack: true,
         }
     }
 }
@@ -109,6 +116,20 @@ pub(crate) fn engine_error(
     }
 }
 
+/// Where a loaded model's weights live, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WeightMemory {
+    /// Pages of the memory-mapped file (shared with other processes).
+    pub mapped: u64,
+    /// Copied into backend memory in the file's layout.
+    pub copied: u64,
+    /// Copied into ggml's CPU repack layout, laid out once for the CPU's
+    /// matrix kernels (not mapped).
+    pub repacked: u64,
+    /// Tensors in the CPU repack layout.
+    pub repacked_tensors: u32,
+}
+
 /// A model loaded by transcribe.cpp.
 pub struct Model {
     ptr: NonNull<ffi::transcribe_model>,
@@ -117,6 +138,7 @@ pub struct Model {
     backend_name: String,
     load_time: Duration,
     frames: FrameGeometry,
+    memory: WeightMemory,
 }
 
 // SAFETY: transcribe.cpp documents model calls as thread-safe; the model is
@@ -142,9 +164,23 @@ impl Model {
             backend_name: String::new(),
             load_time: started.elapsed(),
             frames,
+            memory: WeightMemory::default(),
         };
         model.check_stream_support()?;
         model.backend_name = model.query_backend();
+        model.memory = model.query_memory();
+        gst::info!(
+            log::CAT,
+            "loaded {} in {:?} on {}: {} MiB mapped, {} MiB copied, {} tensors ({} MiB) repacked \
+             for the CPU",
+            path.display(),
+            model.load_time,
+            model.backend_name,
+            model.memory.mapped >> 20,
+            model.memory.copied >> 20,
+            model.memory.repacked_tensors,
+            model.memory.repacked >> 20
+        );
         if !model.has_80_ms_frames() {
             gst::warning!(
                 log::CAT,
@@ -185,6 +221,33 @@ impl Model {
     /// How long the library took to load the file.
     pub fn load_time(&self) -> Duration {
         self.load_time
+    }
+
+    /// Where the weights live: mapped, copied, repacked for the CPU.
+    pub fn memory(&self) -> WeightMemory {
+        self.memory
+    }
+
+    fn query_memory(&self) -> WeightMemory {
+        let mut memory = std::mem::MaybeUninit::<ffi::transcribe_model_memory>::zeroed();
+        // SAFETY: the init function fills the struct; the query writes at
+        // most its declared size.
+        let memory = unsafe {
+            ffi::transcribe_model_memory_init(memory.as_mut_ptr());
+            let mut memory = memory.assume_init();
+            if ffi::transcribe_model_get_memory(self.ptr.as_ptr(), &mut memory)
+                != ffi::transcribe_status::TRANSCRIBE_OK
+            {
+                return WeightMemory::default();
+            }
+            memory
+        };
+        WeightMemory {
+            mapped: memory.mapped_bytes,
+            copied: memory.copied_bytes,
+            repacked: memory.repacked_bytes,
+            repacked_tensors: memory.n_repacked.max(0) as u32,
+        }
     }
 
     fn arch(&self) -> String {
@@ -240,8 +303,8 @@ impl Model {
 
 impl Drop for Model {
     fn drop(&mut self) {
-        // SAFETY: every session of this model is freed before the model (see
-        // `pool::Instance`), and the pointer is not used after this.
+        // SAFETY: every session of this model holds it (`Session`), so none is
+        // left, and the pointer is not used after this.
         unsafe { ffi::transcribe_model_free(self.ptr.as_ptr()) };
     }
 }
@@ -435,6 +498,7 @@ pub(crate) fn load_file(
     };
     params.backend = spec.backend.request();
     params.device = device_handle(spec)?;
+    params.no_cpu_repack = !spec.cpu_repack;
     let mut out: *mut ffi::transcribe_model = std::ptr::null_mut();
     // SAFETY: valid C string, initialised params, and an out pointer.
     let (status, detail) = log::capture(|| unsafe {
@@ -464,52 +528,4 @@ pub(crate) fn load_file(
         },
         other => engine_error("loading the model", other, detail),
     })
-}
-
-/// A session: the per-stream state of one model (KV caches, buffers).
-pub(crate) struct Session {
-    ptr: NonNull<ffi::transcribe_session>,
-    n_threads: u32,
-}
-
-// SAFETY: a session is used by one thread at a time; ownership moves between
-// threads only with the `Stream` that holds it exclusively.
-unsafe impl Send for Session {}
-
-impl Session {
-    pub(crate) fn new(model: &Model, n_threads: u32) -> Result<Session, Error> {
-        let mut params = std::mem::MaybeUninit::<ffi::transcribe_session_params>::zeroed();
-        // SAFETY: the init function fills the whole struct.
-        let mut params = unsafe {
-            ffi::transcribe_session_params_init(params.as_mut_ptr());
-            params.assume_init()
-        };
-        params.n_threads = n_threads as i32;
-        let mut out: *mut ffi::transcribe_session = std::ptr::null_mut();
-        // SAFETY: valid model, initialised params and an out pointer.
-        let (status, detail) = log::capture(|| unsafe {
-            ffi::transcribe_session_init(model.as_ptr(), &params, &mut out)
-        });
-        match NonNull::new(out) {
-            Some(ptr) if status == ffi::transcribe_status::TRANSCRIBE_OK => {
-                Ok(Session { ptr, n_threads })
-            }
-            _ => Err(engine_error("creating a session", status, detail)),
-        }
-    }
-
-    pub(crate) fn as_ptr(&self) -> *mut ffi::transcribe_session {
-        self.ptr.as_ptr()
-    }
-
-    pub(crate) fn n_threads(&self) -> u32 {
-        self.n_threads
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        // SAFETY: the session is not used after this; its model outlives it.
-        unsafe { ffi::transcribe_session_free(self.ptr.as_ptr()) };
-    }
 }

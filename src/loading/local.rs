@@ -64,9 +64,9 @@ fn model_spec(settings: &Settings) -> Result<ModelSpec, gst::ErrorMessage> {
         None => model_by_name(settings.model.as_deref())?,
     };
     Ok(ModelSpec {
-        path,
         backend: backend(settings.backend),
         device: u32::try_from(settings.device).ok(),
+        ..ModelSpec::new(path)
     })
 }
 

@@ -1,10 +1,12 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The tracer: its one parameter (`address=HOST:PORT`), the voxtralrt
-//! elements it finds as they are made, and what it does when it cannot
-//! serve (a WARNING that names the address, from GLib at once and from
-//! each voxtralrt element as it starts; the pipeline runs on).
+//! The tracer: its one parameter (`address=HOST:PORT`), the elements it
+//! finds as they are made, its server's start and stop, and what it does
+//! when it cannot serve: a warning on its debug category at once, and a
+//! WARNING message from each of its elements as it starts (a tracer has no
+//! bus of its own); the pipeline runs on. Never GLib's `g_warning`, which
+//! `G_DEBUG=fatal-warnings` turns into an abort.
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
@@ -13,12 +15,14 @@ use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
 
-use super::snapshot::Elements;
-use super::{server, CAT, DEFAULT_ADDRESS};
+use super::elements::Elements;
+use super::server::{self, Server};
+use super::{CAT, DEFAULT_ADDRESS, NAME};
 
 #[derive(Default)]
 pub struct Metrics {
     elements: Arc<Elements>,
+    server: Mutex<Option<Server>>,
     /// Why nothing is served, when the tracer could not start.
     problem: Mutex<Option<String>>,
 }
@@ -35,16 +39,29 @@ impl ObjectImpl for Metrics {
         self.parent_constructed();
         self.register_hook(TracerHook::ElementNew);
         let params = self.obj().property::<Option<String>>("params");
-        let served = address(params.as_deref().unwrap_or_default())
+        let started = address(params.as_deref().unwrap_or_default())
             .and_then(|address| server::start(&address, self.elements.clone()));
-        match served {
-            Ok(at) => gst::info!(CAT, imp = self, "serving http://{at}/metrics"),
-            Err(problem) => {
-                glib::g_warning!("voxtralrtmetrics", "{problem}");
-                gst::warning!(CAT, imp = self, "{problem}");
-                *self.problem.lock().unwrap() = Some(problem);
-                self.register_hook(TracerHook::ElementChangeStatePost);
+        match started {
+            Ok(server) => {
+                gst::info!(
+                    CAT,
+                    imp = self,
+                    "serving http://{}/metrics",
+                    server.address()
+                );
+                *self.server.lock().unwrap() = Some(server);
             }
+            Err(problem) => self.cannot_serve(problem),
+        }
+    }
+
+    /// GStreamer lets its tracers go at `gst_deinit()`: the server stops
+    /// there and its port is free for another.
+    fn dispose(&self) {
+        if let Some(server) = self.server.lock().unwrap().take() {
+            let address = server.address();
+            drop(server);
+            gst::info!(CAT, imp = self, "stopped serving on {address}");
         }
     }
 }
@@ -56,7 +73,7 @@ impl TracerImpl for Metrics {
         self.elements.add_if_ours(element);
     }
 
-    /// Registered only when nothing is served: each voxtralrt element says
+    /// Registered only when nothing is served: each of our elements says
     /// so on its bus as it starts, where an application (and gst-launch)
     /// sees it.
     fn element_change_state_post(
@@ -75,6 +92,14 @@ impl TracerImpl for Metrics {
     }
 }
 
+impl Metrics {
+    fn cannot_serve(&self, problem: String) {
+        gst::warning!(CAT, imp = self, "{problem}");
+        *self.problem.lock().unwrap() = Some(problem);
+        self.register_hook(TracerHook::ElementChangeStatePost);
+    }
+}
+
 /// The address the parameters name (the default without one).
 fn address(params: &str) -> Result<String, String> {
     let params = params.trim();
@@ -82,7 +107,7 @@ fn address(params: &str) -> Result<String, String> {
         return Ok(DEFAULT_ADDRESS.to_owned());
     }
     let usage = "write GST_TRACERS=\"voxtralrtmetrics(address=HOST:PORT)\"; no metrics are served";
-    let settings = gst::Structure::from_str(&format!("voxtralrtmetrics,{params}"))
+    let settings = gst::Structure::from_str(&format!("{NAME},{params}"))
         .map_err(|_| format!("voxtralrtmetrics: cannot read the parameters {params:?}: {usage}"))?;
     let mut address = DEFAULT_ADDRESS.to_owned();
     for (name, value) in settings.iter() {

@@ -1,136 +1,176 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! The HTTP server of the tracer: std's blocking sockets, an accept thread
-//! and a thread per connection with read and write timeouts, so that a
-//! client that stalls holds only its own thread. Requests are GET (or HEAD)
-//! of `/metrics`, `/healthz` and `/readyz`; each answer closes its
-//! connection.
+//! The tracer's HTTP server, on tiny_http. Its accept thread and its pool
+//! read the requests, so a client that stalls holds one of the pool's
+//! threads and nothing of the elements'; one thread of ours answers the
+//! requests in turn, each from one reading of the elements. GET (or HEAD)
+//! of `/metrics`, `/healthz` and `/readyz`.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::thread::JoinHandle;
 
-use super::snapshot::Elements;
+use tiny_http::{Header, Method, Request, Response};
+
+use super::elements::Elements;
+use super::snapshot::{self, ElementFigures};
 use super::{exposition, health, CAT};
 
-/// A client has this long to send its request, and to take the answer.
-const TIMEOUT: Duration = Duration::from_secs(5);
-/// Connections served at once; more are closed at once (a scraper makes
-/// one at a time, a supervisor's probes a few).
-const MAX_CONNECTIONS: usize = 32;
-/// The longest request head read.
-const MAX_HEAD: usize = 8192;
+const TEXT: &str = "text/plain; charset=utf-8";
 
-/// Listens on `address` and serves from a thread of its own; the address
-/// bound, or why not.
-pub(super) fn start(address: &str, elements: Arc<Elements>) -> Result<SocketAddr, String> {
-    let cannot = |why: String| {
+/// A running server: dropping it stops it.
+pub(super) struct Server {
+    http: Arc<tiny_http::Server>,
+    answering: Option<JoinHandle<()>>,
+}
+
+/// Listens on `address` and answers from a thread of its own; why not, in
+/// words for the log and the elements' WARNING.
+pub(super) fn start(address: &str, elements: Arc<Elements>) -> Result<Server, String> {
+    let cannot = |why: &dyn std::fmt::Display| {
         format!(
             "voxtralrtmetrics cannot serve on {address}: {why}; the pipeline runs on without \
              metrics (set GST_TRACERS=\"voxtralrtmetrics(address=HOST:PORT)\" to another)"
         )
     };
-    let target = address
-        .to_socket_addrs()
-        .map_err(|e| cannot(format!("not a HOST:PORT address ({e})")))?
-        .next()
-        .ok_or_else(|| cannot("the name has no address".into()))?;
-    let listener = TcpListener::bind(target).map_err(|e| cannot(e.to_string()))?;
-    let bound = listener.local_addr().map_err(|e| cannot(e.to_string()))?;
-    std::thread::Builder::new()
+    let http = Arc::new(tiny_http::Server::http(address).map_err(|e| cannot(&e))?);
+    let answering = std::thread::Builder::new()
         .name("voxtralrt-metrics".into())
-        .spawn(move || accept(listener, elements))
-        .map_err(|e| cannot(format!("no thread: {e}")))?;
-    Ok(bound)
+        .spawn({
+            let http = http.clone();
+            move || answer_all(&http, &elements)
+        })
+        .map_err(|e| cannot(&format!("no thread: {e}")))?;
+    Ok(Server {
+        http,
+        answering: Some(answering),
+    })
 }
 
-fn accept(listener: TcpListener, elements: Arc<Elements>) {
-    let open = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else {
-            continue;
-        };
-        if open.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
-            open.fetch_sub(1, Ordering::AcqRel);
-            gst::debug!(CAT, "{MAX_CONNECTIONS} connections open: closing a new one");
-            continue;
-        }
-        let (open, elements) = (open.clone(), elements.clone());
-        let spawned = std::thread::Builder::new()
-            .name("voxtralrt-metrics-client".into())
-            .spawn(move || {
-                serve(stream, &elements);
-                open.fetch_sub(1, Ordering::AcqRel);
-            });
-        if spawned.is_err() {
-            gst::warning!(CAT, "no thread for a metrics connection");
+impl Server {
+    pub(super) fn address(&self) -> String {
+        self.http.server_addr().to_string()
+    }
+}
+
+impl Drop for Server {
+    /// Ends the answering thread (after the answer it may be writing), then
+    /// tiny_http's server: its accept thread closes the listening socket at
+    /// once, and the port is free.
+    fn drop(&mut self) {
+        self.http.unblock();
+        if let Some(answering) = self.answering.take() {
+            let _ = answering.join();
         }
     }
 }
 
-fn serve(mut stream: TcpStream, elements: &Elements) {
-    let _ = stream.set_read_timeout(Some(TIMEOUT));
-    let _ = stream.set_write_timeout(Some(TIMEOUT));
-    let Some(head) = read_head(&mut stream) else {
-        return;
-    };
-    let mut words = head.split_whitespace();
-    let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("");
-    let (status, content_type, body) = match (method, path) {
-        ("GET" | "HEAD", "/metrics") => (
-            "200 OK",
-            exposition::CONTENT_TYPE,
-            exposition::render(&elements.read()),
+fn answer_all(http: &tiny_http::Server, elements: &Elements) {
+    loop {
+        match http.recv() {
+            Ok(request) => answer(request, elements),
+            // Unblocked by a stop, or the listening socket failed.
+            Err(e) => {
+                gst::debug!(CAT, "no more requests: {e}");
+                return;
+            }
+        }
+    }
+}
+
+fn answer(request: Request, elements: &Elements) {
+    let page = page(request.method(), request.url(), || {
+        snapshot::read(&elements.alive())
+    });
+    let url = request.url().to_owned();
+    let response = Response::from_string(page.body)
+        .with_status_code(page.status)
+        .with_header(content_type(page.content_type));
+    if let Err(e) = request.respond(response) {
+        gst::debug!(CAT, "answering {url}: {e}");
+    }
+}
+
+fn content_type(value: &'static str) -> Header {
+    Header::from_bytes("Content-Type", value).expect("an ASCII header")
+}
+
+/// What a request gets.
+#[derive(Debug, PartialEq, Eq)]
+struct Page {
+    status: u16,
+    content_type: &'static str,
+    body: String,
+}
+
+impl Page {
+    fn text(status: u16, body: &str) -> Page {
+        Page {
+            status,
+            content_type: TEXT,
+            body: body.to_owned(),
+        }
+    }
+}
+
+/// The page for `method` and `url`, with the elements read once by `read`
+/// where the page needs them.
+fn page(method: &Method, url: &str, read: impl FnOnce() -> Vec<ElementFigures>) -> Page {
+    if !matches!(method, Method::Get | Method::Head) {
+        return Page::text(405, "GET only\n");
+    }
+    let path = url.split('?').next().unwrap_or_default();
+    match path {
+        "/metrics" => match exposition::render(read()) {
+            Ok(body) => Page {
+                status: 200,
+                content_type: exposition::CONTENT_TYPE,
+                body,
+            },
+            Err(_) => Page::text(500, "the metrics could not be written\n"),
+        },
+        "/healthz" => Page::text(200, "ok\n"),
+        "/readyz" => {
+            let (ready, body) = health::readyz(&read());
+            Page::text(if ready { 200 } else { 503 }, &body)
+        }
+        _ => Page::text(
+            404,
+            "voxtralrtmetrics serves /metrics, /healthz and /readyz\n",
         ),
-        ("GET" | "HEAD", "/healthz") => ("200 OK", TEXT, "ok\n".to_owned()),
-        ("GET" | "HEAD", "/readyz") => {
-            let (ready, body) = health::readyz(&elements.read());
-            let status = if ready {
-                "200 OK"
-            } else {
-                "503 Service Unavailable"
-            };
-            (status, TEXT, body)
-        }
-        ("GET" | "HEAD", _) => (
-            "404 Not Found",
-            TEXT,
-            "voxtralrtmetrics serves /metrics, /healthz and /readyz\n".to_owned(),
-        ),
-        _ => ("405 Method Not Allowed", TEXT, "GET only\n".to_owned()),
-    };
-    let mut answer = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n",
-        body.len()
-    );
-    if method != "HEAD" {
-        answer.push_str(&body);
     }
-    let _ = stream.write_all(answer.as_bytes());
-    let _ = stream.shutdown(std::net::Shutdown::Write);
 }
 
-const TEXT: &str = "text/plain; charset=utf-8";
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The request line and headers, up to the blank line; `None` if the
-/// client sends none in time.
-fn read_head(stream: &mut TcpStream) -> Option<String> {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        if head.len() > MAX_HEAD {
-            return None;
-        }
-        let n = stream.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        head.extend_from_slice(&buf[..n]);
+    fn never_read() -> Vec<ElementFigures> {
+        panic!("this page reads no element")
     }
-    Some(String::from_utf8_lossy(&head).into_owned())
+
+    #[test]
+    fn liveness_and_unknown_pages_read_no_element() {
+        assert_eq!(
+            page(&Method::Get, "/healthz", never_read),
+            Page::text(200, "ok\n")
+        );
+        assert_eq!(page(&Method::Get, "/other", never_read).status, 404);
+        assert_eq!(page(&Method::Post, "/metrics", never_read).status, 405);
+    }
+
+    #[test]
+    fn a_page_reads_the_elements_once() {
+        let mut reads = 0;
+        let metrics = page(&Method::Head, "/metrics?x=1", || {
+            reads += 1;
+            Vec::new()
+        });
+        assert_eq!(reads, 1);
+        assert_eq!(metrics.status, 200);
+        assert_eq!(metrics.content_type, exposition::CONTENT_TYPE);
+        assert!(metrics.body.contains("voxtralrt_build_info{"));
+        let readyz = page(&Method::Get, "/readyz", Vec::new);
+        assert_eq!(readyz.status, 503);
+    }
 }

@@ -28,6 +28,7 @@ use gst::subclass::prelude::*;
 use crate::core::lifecycle::Lifecycle;
 use crate::core::merge::Merge;
 use crate::core::report::Reporter;
+use crate::core::stats::field;
 use crate::core::Output;
 use crate::recognizer::Wrapper;
 use crate::settings::{Settings, SettingsCell};
@@ -269,10 +270,10 @@ impl Participants {
         }
         let pads = list.iter().map(|p| {
             let mut s = p.stats().to_structure();
-            s.set("pad", p.pad.name().as_str());
+            s.set(field::PAD, p.pad.name().as_str());
             s.to_send_value()
         });
-        stats.set("participants", gst::Array::from_values(pads));
+        stats.set(field::PARTICIPANTS, gst::Array::from_values(pads));
     }
 
     /// The lowest free `sink_N`.

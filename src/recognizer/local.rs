@@ -3,7 +3,7 @@
 
 //! The local engine as a recognizer: transcribe.cpp in this process.
 
-use super::{AbortHandle, Error, Kind, Recognizer, StreamConfig, TextUpdate};
+use super::{AbortHandle, Error, Kind, ModelUse, Recognizer, StreamConfig, TextUpdate};
 use crate::engine::{self, Stream};
 
 impl From<engine::Error> for Error {
@@ -33,6 +33,18 @@ impl Recognizer for Stream {
 
     fn threads(&self) -> u32 {
         Stream::threads(self)
+    }
+
+    fn model_use(&self) -> ModelUse {
+        let memory = self.model().memory();
+        let together = self.decoded_together();
+        ModelUse {
+            repacked_bytes: memory.repacked,
+            repacked_tensors: memory.repacked_tensors,
+            streams: self.model_streams(),
+            decode_rounds: together.rounds,
+            decode_streams: together.streams,
+        }
     }
 
     fn abort_handle(&self) -> AbortHandle {

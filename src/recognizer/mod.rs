@@ -35,6 +35,12 @@ pub trait Recognizer: Send + 'static {
         0
     }
 
+    /// How the model is held and shared in this process (nothing where it
+    /// runs elsewhere).
+    fn model_use(&self) -> ModelUse {
+        ModelUse::default()
+    }
+
     /// The handle that stops a running call.
     fn abort_handle(&self) -> AbortHandle;
 
@@ -83,6 +89,21 @@ pub trait Recognizer: Send + 'static {
     fn take_notices(&mut self) -> Vec<Notice> {
         Vec::new()
     }
+}
+
+/// How a model in this process is held and shared, for `stats`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ModelUse {
+    /// Weights kept in the CPU's repack layout since the load: bytes and
+    /// tensors.
+    pub repacked_bytes: u64,
+    pub repacked_tensors: u32,
+    /// Streams open on the model in this process, this one included.
+    pub streams: u32,
+    /// Rounds of decoder steps run for the model's streams, and the
+    /// streams in them over all rounds.
+    pub decode_rounds: u64,
+    pub decode_streams: u64,
 }
 
 /// Something a recognizer reports besides text.

@@ -38,28 +38,6 @@ pub enum SubtitleStyle {
     Dcmp = 3,
 }
 
-impl From<SubtitleStyle> for StyleName {
-    fn from(style: SubtitleStyle) -> Self {
-        match style {
-            SubtitleStyle::Broadcast => StyleName::Broadcast,
-            SubtitleStyle::Netflix => StyleName::Netflix,
-            SubtitleStyle::Bbc => StyleName::Bbc,
-            SubtitleStyle::Dcmp => StyleName::Dcmp,
-        }
-    }
-}
-
-impl From<StyleName> for SubtitleStyle {
-    fn from(name: StyleName) -> Self {
-        match name {
-            StyleName::Broadcast => SubtitleStyle::Broadcast,
-            StyleName::Netflix => SubtitleStyle::Netflix,
-            StyleName::Bbc => SubtitleStyle::Bbc,
-            StyleName::Dcmp => SubtitleStyle::Dcmp,
-        }
-    }
-}
-
 /// `voxtralrtsink`'s `format`: what its transcript file holds.
 #[derive(Debug, Eq, PartialEq, Hash, Clone, Copy, glib::Enum)]
 #[repr(u32)]
@@ -87,36 +65,6 @@ pub enum FileFormat {
     Ttml = 6,
     #[enum_value(name = "EBU-TT-D (TTML) cues of subtitle-style", nick = "ebu-tt-d")]
     EbuTtD = 7,
-}
-
-impl From<FileFormat> for FileChoice {
-    fn from(format: FileFormat) -> Self {
-        match format {
-            FileFormat::Auto => FileChoice::Auto,
-            FileFormat::Txt => FileChoice::Txt,
-            FileFormat::Srt => FileChoice::Srt,
-            FileFormat::Vtt => FileChoice::Vtt,
-            FileFormat::Jsonl => FileChoice::Jsonl,
-            FileFormat::Scc => FileChoice::Scc,
-            FileFormat::Ttml => FileChoice::Ttml,
-            FileFormat::EbuTtD => FileChoice::EbuTtD,
-        }
-    }
-}
-
-impl From<FileChoice> for FileFormat {
-    fn from(choice: FileChoice) -> Self {
-        match choice {
-            FileChoice::Auto => FileFormat::Auto,
-            FileChoice::Txt => FileFormat::Txt,
-            FileChoice::Srt => FileFormat::Srt,
-            FileChoice::Vtt => FileFormat::Vtt,
-            FileChoice::Jsonl => FileFormat::Jsonl,
-            FileChoice::Scc => FileFormat::Scc,
-            FileChoice::Ttml => FileFormat::Ttml,
-            FileChoice::EbuTtD => FileFormat::EbuTtD,
-        }
-    }
 }
 
 /// `voxtralrtsubenc`'s `format`: the subtitle file it encodes, and its src
@@ -148,32 +96,38 @@ pub enum SubtitleFormat {
     EbuTtD = 5,
 }
 
-impl From<SubtitleFormat> for FileChoice {
-    fn from(format: SubtitleFormat) -> Self {
-        match format {
-            SubtitleFormat::Auto => FileChoice::Auto,
-            SubtitleFormat::Srt => FileChoice::Srt,
-            SubtitleFormat::Vtt => FileChoice::Vtt,
-            SubtitleFormat::Scc => FileChoice::Scc,
-            SubtitleFormat::Ttml => FileChoice::Ttml,
-            SubtitleFormat::EbuTtD => FileChoice::EbuTtD,
+/// `From` both ways between a property's enum and the pure room's type,
+/// variant for variant by name; `else` maps the pure type's variants that
+/// the enum lacks. A variant added to either side and not here fails to
+/// compile.
+macro_rules! convert_by_name {
+    ($glib:ident <=> $pure:ident: $($variant:ident),+ $(; else $($other:ident)|+ => $fallback:ident)?) => {
+        impl From<$glib> for $pure {
+            fn from(value: $glib) -> Self {
+                match value {
+                    $($glib::$variant => $pure::$variant,)+
+                }
+            }
         }
-    }
+
+        impl From<$pure> for $glib {
+            fn from(value: $pure) -> Self {
+                match value {
+                    $($pure::$variant => $glib::$variant,)+
+                    $($($pure::$other)|+ => $glib::$fallback,)?
+                }
+            }
+        }
+    };
 }
 
-impl From<FileChoice> for SubtitleFormat {
-    /// The encoder is never set to records (txt, jsonl): they read as auto.
-    fn from(choice: FileChoice) -> Self {
-        match choice {
-            FileChoice::Auto | FileChoice::Txt | FileChoice::Jsonl => SubtitleFormat::Auto,
-            FileChoice::Srt => SubtitleFormat::Srt,
-            FileChoice::Vtt => SubtitleFormat::Vtt,
-            FileChoice::Scc => SubtitleFormat::Scc,
-            FileChoice::Ttml => SubtitleFormat::Ttml,
-            FileChoice::EbuTtD => SubtitleFormat::EbuTtD,
-        }
-    }
-}
+convert_by_name!(SubtitleStyle <=> StyleName: Broadcast, Netflix, Bbc, Dcmp);
+convert_by_name!(FileFormat <=> FileChoice: Auto, Txt, Srt, Vtt, Jsonl, Scc, Ttml, EbuTtD);
+// The encoder is never set to records (txt, jsonl): they read as auto.
+convert_by_name!(
+    SubtitleFormat <=> FileChoice: Auto, Srt, Vtt, Scc, Ttml, EbuTtD;
+    else Txt | Jsonl => Auto
+);
 
 /// Marks these enums as plugin API, for the documentation tools.
 pub fn mark_formats_as_plugin_api() {
@@ -183,5 +137,33 @@ pub fn mark_formats_as_plugin_api() {
         SubtitleFormat::static_type(),
     ] {
         t.mark_as_plugin_api(gst::PluginAPIFlags::empty());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_value_converts_to_its_namesake_and_back() {
+        for style in [
+            StyleName::Broadcast,
+            StyleName::Netflix,
+            StyleName::Bbc,
+            StyleName::Dcmp,
+        ] {
+            assert_eq!(StyleName::from(SubtitleStyle::from(style)), style);
+        }
+        assert_eq!(SubtitleStyle::from(StyleName::Bbc), SubtitleStyle::Bbc);
+        assert_eq!(FileChoice::from(FileFormat::Jsonl), FileChoice::Jsonl);
+        assert_eq!(FileFormat::from(FileChoice::EbuTtD), FileFormat::EbuTtD);
+        assert_eq!(FileChoice::from(SubtitleFormat::Scc), FileChoice::Scc);
+        // Records are no subtitle format: the encoder reads them as auto.
+        assert_eq!(SubtitleFormat::from(FileChoice::Txt), SubtitleFormat::Auto);
+        assert_eq!(
+            SubtitleFormat::from(FileChoice::Jsonl),
+            SubtitleFormat::Auto
+        );
+        assert_eq!(SubtitleFormat::from(FileChoice::Ttml), SubtitleFormat::Ttml);
     }
 }

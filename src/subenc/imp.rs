@@ -25,7 +25,9 @@ use gst::prelude::*;
 use gst::subclass::prelude::*;
 
 use super::caps;
+use super::state::{Out, State};
 use super::CAT;
+use crate::core::stats::field;
 use crate::core::styled::add_subtitle_stats;
 use crate::settings::{FileSettings, Settings, SettingsCell, SubtitleFormat};
 use crate::speakers::{check_name, SPEAKER_CHANGE_EVENT};
@@ -41,54 +43,6 @@ const DEFAULT_FORMAT: FileChoice = FileChoice::Auto;
 
 const STYLE_BLURB: &str = "How the text becomes cues: netflix (default: 2x42 chars, 5/6-7 s, 20 chars/s, 17 in other languages), bbc (2x37, 180 words/min), dcmp (2x32, 2-7 s, 225 words/min) or broadcast (rows of 32 as spoken)";
 
-/// One stream's state, from the first event after READY to the next flush
-/// or stop.
-struct State {
-    /// The format written, once negotiated (at the first caps, or the first
-    /// data without them).
-    kind: Option<FileKind>,
-    /// Negotiation failed (and said so): data is refused.
-    refused: bool,
-    /// The file: made at the first text, silence or end, once downstream
-    /// says whether it can seek.
-    stream: Option<SubtitleStream>,
-    /// The language of a tag that came before the file was made.
-    tag_language: Option<String>,
-    speaker: Option<String>,
-    segment: gst::FormattedSegment<gst::ClockTime>,
-    /// Downstream's byte position (none: no byte segment yet).
-    position: Option<u64>,
-    /// The furthest the input reached (stream time): the last cue ends
-    /// there at the latest.
-    seen_until: Option<u64>,
-    /// Buffers whose text was not UTF-8.
-    invalid_utf8: u64,
-}
-
-impl State {
-    fn new(kind: Option<FileKind>) -> State {
-        State {
-            kind,
-            refused: false,
-            stream: None,
-            tag_language: None,
-            speaker: None,
-            segment: gst::FormattedSegment::new(),
-            position: None,
-            seen_until: None,
-            invalid_utf8: 0,
-        }
-    }
-
-    fn stream_time(&self, t: gst::ClockTime) -> Option<u64> {
-        self.segment.to_stream_time(t).map(|t| t.nseconds())
-    }
-
-    fn reach(&mut self, t: u64) {
-        self.seen_until = Some(self.seen_until.map_or(t, |s| s.max(t)));
-    }
-}
-
 pub struct SubEnc {
     sinkpad: gst::Pad,
     srcpad: gst::Pad,
@@ -102,20 +56,27 @@ pub struct SubEnc {
 }
 
 impl SubEnc {
+    /// Runs `f` on the state under its lock; none while stopped.
+    fn update<T>(&self, f: impl FnOnce(&mut State) -> T) -> Result<T, gst::FlowError> {
+        let mut guard = self.state.lock().unwrap();
+        guard.as_mut().map(f).ok_or(gst::FlowError::Flushing)
+    }
+
     /// The format to write: the one set, or (auto) the first that
     /// downstream takes; its caps go out. Downstream taking none is a
-    /// not-negotiated ERROR of this element, said once.
-    fn negotiate(&self, state: &mut State) -> Result<FileKind, gst::FlowError> {
-        if let Some(kind) = state.kind {
-            return Ok(kind);
-        }
-        if state.refused {
-            return Err(gst::FlowError::NotNegotiated);
+    /// not-negotiated ERROR of this element, said once. Downstream is asked
+    /// with the state lock released.
+    fn negotiate(&self) -> Result<FileKind, gst::FlowError> {
+        let known = self.update(|s| (s.kind, s.refused))?;
+        match known {
+            (Some(kind), _) => return Ok(kind),
+            (None, true) => return Err(gst::FlowError::NotNegotiated),
+            (None, false) => {}
         }
         let format = self.files.lock().unwrap().format;
         let offered = caps::offered(format);
         let Some(kind) = caps::choose(&self.srcpad.peer_query_caps(Some(&offered))) else {
-            state.refused = true;
+            self.update(|s| s.refused = true)?;
             let takes = self.srcpad.peer_query_caps(None);
             gst::element_imp_error!(
                 self,
@@ -126,71 +87,92 @@ impl SubEnc {
             return Err(gst::FlowError::NotNegotiated);
         };
         gst::debug!(CAT, imp = self, "writing {kind:?}");
-        state.kind = Some(kind);
+        self.update(|s| s.kind = Some(kind))?;
         self.srcpad
             .push_event(gst::event::Caps::new(&caps::caps_of(kind)));
         Ok(kind)
     }
 
-    /// The file, made the first time: its tail after each cue where
-    /// downstream can seek, else once at the end.
-    fn stream<'a>(&self, state: &'a mut State) -> Result<&'a mut SubtitleStream, gst::FlowError> {
-        let kind = self.negotiate(state)?;
-        if state.stream.is_none() {
-            let mut seeking = gst::query::Seeking::new(gst::Format::Bytes);
-            let seekable = self.srcpad.peer_query(&mut seeking) && seeking.result().0;
-            let tail = if seekable {
-                Tail::AfterEachCue
-            } else {
-                Tail::AtTheEnd
-            };
-            gst::debug!(CAT, imp = self, "downstream seekable: {seekable}");
-            let settings = self.settings.snapshot();
-            let options = self.files.lock().unwrap().options(settings.language_code);
-            let mut stream = SubtitleStream::new(kind, settings.subtitle_style, options, tail);
+    /// Makes the file the first time: its tail after each cue where
+    /// downstream can seek, else once at the end. Downstream is asked with
+    /// the state lock released.
+    fn make_stream(&self) -> Result<(), gst::FlowError> {
+        let kind = self.negotiate()?;
+        if self.update(|s| s.stream.is_some())? {
+            return Ok(());
+        }
+        let mut seeking = gst::query::Seeking::new(gst::Format::Bytes);
+        let seekable = self.srcpad.peer_query(&mut seeking) && seeking.result().0;
+        let tail = if seekable {
+            Tail::AfterEachCue
+        } else {
+            Tail::AtTheEnd
+        };
+        gst::debug!(CAT, imp = self, "downstream seekable: {seekable}");
+        let settings = self.settings.snapshot();
+        let options = self.files.lock().unwrap().options(settings.language_code);
+        let mut stream = SubtitleStream::new(kind, settings.subtitle_style, options, tail);
+        self.update(|state| {
             if let Some(language) = &state.tag_language {
                 stream.tag_language(language);
             }
             stream.set_speaker(state.speaker.clone());
             state.stream = Some(stream);
-        }
-        Ok(state.stream.as_mut().expect("made"))
+        })
     }
 
-    /// Pushes `writes`, each after a byte segment where it does not follow
-    /// what went before.
-    fn push(
+    /// What `write` makes of the file (made first), as it goes downstream;
+    /// the state lock is held only while `write` runs.
+    fn written(
         &self,
-        state: &mut State,
-        writes: Vec<WriteAt>,
-    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        write: impl FnOnce(&mut SubtitleStream) -> Vec<WriteAt>,
+    ) -> Result<Vec<Out>, gst::FlowError> {
+        self.make_stream()?;
+        self.update(|state| {
+            let writes = write(state.stream.as_mut()?);
+            Some(self.outgoing(state, writes))
+        })?
+        .ok_or(gst::FlowError::Flushing)
+    }
+
+    /// `writes` as they go downstream, the counts of `stats` updated.
+    fn outgoing(&self, state: &mut State, writes: Vec<WriteAt>) -> Vec<Out> {
         if let Some(stream) = &state.stream {
             *self.counts.lock().unwrap() = (stream.counts(), state.invalid_utf8);
         }
-        for write in writes {
-            if state.position != Some(write.offset) {
-                self.move_to(state, write.offset);
+        state.outgoing(writes)
+    }
+
+    /// Sends `out` downstream in order, with the state lock released (as
+    /// gst-plugins-rs' encoders push); the first flow error stops it.
+    fn send(&self, out: Vec<Out>) -> Result<gst::FlowSuccess, gst::FlowError> {
+        for item in out {
+            match item {
+                Out::Buffer(buffer) => {
+                    self.srcpad.push(buffer)?;
+                }
+                Out::Event(event) => {
+                    self.srcpad.push_event(event);
+                }
             }
-            let end = write.offset + write.bytes.len() as u64;
-            let mut buffer = gst::Buffer::from_mut_slice(write.bytes);
-            {
-                let buffer = buffer.get_mut().expect("new buffer");
-                buffer.set_offset(write.offset);
-                buffer.set_offset_end(end);
-            }
-            state.position = Some(end);
-            self.srcpad.push(buffer)?;
         }
         Ok(gst::FlowSuccess::Ok)
     }
 
-    /// A byte segment: downstream writes from `offset` on (`filesink`
-    /// seeks there).
-    fn move_to(&self, state: &mut State, offset: u64) {
-        let mut segment = gst::FormattedSegment::<gst::format::Bytes>::new();
-        segment.set_start(gst::format::Bytes::from_u64(offset));
-        self.srcpad.push_event(gst::event::Segment::new(&segment));
-        state.position = Some(offset);
+    /// Where text or a silence at `pts` for `duration` falls in the
+    /// stream's time, the input having reached its end; none outside the
+    /// segment.
+    fn place(
+        &self,
+        pts: gst::ClockTime,
+        duration: Option<gst::ClockTime>,
+    ) -> Result<Option<(u64, u64)>, gst::FlowError> {
+        self.update(|state| {
+            let start = state.stream_time(pts)?;
+            let end = start + duration.map_or(0, |d| d.nseconds());
+            state.reach(end);
+            Some((start, end))
+        })
     }
 
     fn sink_chain(&self, buffer: gst::Buffer) -> Result<gst::FlowSuccess, gst::FlowError> {
@@ -207,13 +189,11 @@ impl SubEnc {
             );
             return Err(gst::FlowError::Error);
         };
-        let text = self.text_of(&buffer)?;
-        let mut guard = self.state.lock().unwrap();
-        let state = guard.as_mut().ok_or(gst::FlowError::Flushing)?;
-        if text.1 {
-            state.invalid_utf8 += 1;
+        let (text, invalid) = self.text_of(&buffer)?;
+        if invalid {
+            self.update(|s| s.invalid_utf8 += 1)?;
         }
-        let Some(start) = state.stream_time(pts) else {
+        let Some((start, end)) = self.place(pts, Some(duration))? else {
             gst::debug!(
                 CAT,
                 imp = self,
@@ -221,28 +201,8 @@ impl SubEnc {
             );
             return Ok(gst::FlowSuccess::Ok);
         };
-        let end = start + duration.nseconds();
-        state.reach(end);
-        let writes = self.stream(state)?.text(&text.0, start, end);
-        self.push_or_gap(state, writes, pts, Some(duration))
-    }
-
-    /// Pushes `writes`; with none (the text is held until its cue's end is
-    /// decided), a GAP over the input's time instead, so that downstream
-    /// prerolls and keeps going (tee branches wait on each other's sinks).
-    fn push_or_gap(
-        &self,
-        state: &mut State,
-        writes: Vec<WriteAt>,
-        pts: gst::ClockTime,
-        duration: Option<gst::ClockTime>,
-    ) -> Result<gst::FlowSuccess, gst::FlowError> {
-        if !writes.is_empty() {
-            return self.push(state, writes);
-        }
-        let gap = gst::event::Gap::builder(pts).duration(duration).build();
-        self.srcpad.push_event(gap);
-        Ok(gst::FlowSuccess::Ok)
+        let out = self.written(|stream| stream.text(&text, start, end))?;
+        self.send(or_gap(out, pts, Some(duration)))
     }
 
     /// The buffer's text, and whether it was not UTF-8 (its invalid bytes
@@ -260,13 +220,7 @@ impl SubEnc {
         if let Ok(text) = std::str::from_utf8(&map) {
             return Ok((text.to_owned(), false));
         }
-        let first = self
-            .state
-            .lock()
-            .unwrap()
-            .as_ref()
-            .is_some_and(|s| s.invalid_utf8 == 0);
-        if first {
+        if self.update(|s| s.invalid_utf8 == 0)? {
             gst::element_imp_warning!(
                 self,
                 gst::StreamError::Format,
@@ -279,114 +233,108 @@ impl SubEnc {
 
     fn sink_event(&self, pad: &gst::Pad, event: gst::Event) -> bool {
         use gst::EventView;
-        let mut guard = self.state.lock().unwrap();
-        let Some(state) = guard.as_mut() else {
-            drop(guard);
+        if self.state.lock().unwrap().is_none() {
             return gst::Pad::event_default(pad, Some(&*self.obj()), event);
-        };
+        }
         match event.view() {
-            EventView::Caps(_) => self.negotiate(state).is_ok(),
-            EventView::Segment(e) => {
-                let writes = state
-                    .stream
-                    .as_mut()
-                    .map_or_else(Vec::new, |s| s.finish(None));
-                match e.segment().downcast_ref::<gst::ClockTime>() {
-                    Some(segment) => state.segment = segment.clone(),
-                    None => {
-                        drop(guard);
-                        gst::element_imp_error!(
-                            self,
-                            gst::StreamError::Format,
-                            (
-                                "voxtralrtsubenc needs text in a time segment, not {:?}",
-                                e.segment().format()
-                            )
-                        );
-                        return false;
-                    }
-                }
-                if state.position.is_none() {
-                    // The byte segment goes before the tags that follow.
-                    self.move_to(state, 0);
-                }
-                self.push(state, writes).is_ok()
-            }
+            EventView::Caps(_) => self.negotiate().is_ok(),
+            EventView::Segment(e) => self.new_segment(e.segment()),
             EventView::Tag(e) => {
-                let language = e.tag().get::<gst::tags::LanguageCode>();
-                if let Some(language) = language.map(|l| l.get().to_owned()) {
-                    gst::debug!(CAT, imp = self, "language tag {language}");
-                    match &mut state.stream {
-                        Some(stream) => stream.tag_language(&language),
-                        None => state.tag_language = Some(language),
-                    }
+                if let Some(language) = e.tag().get::<gst::tags::LanguageCode>() {
+                    self.tag_language(language.get());
                 }
-                drop(guard);
                 gst::Pad::event_default(pad, Some(&*self.obj()), event)
             }
             EventView::Gap(e) => {
                 let (pts, duration) = e.get();
-                let Some(start) = state.stream_time(pts) else {
-                    return true;
-                };
-                let end = start + duration.map_or(0, |d| d.nseconds());
-                state.reach(end);
-                let Ok(stream) = self.stream(state) else {
-                    return false;
-                };
-                let writes = stream.silence_until(end);
-                self.push_or_gap(state, writes, pts, duration).is_ok()
+                self.silence(pts, duration).is_ok()
             }
             EventView::CustomDownstream(e) => {
-                let Some(s) = e.structure().filter(|s| s.name() == SPEAKER_CHANGE_EVENT) else {
-                    drop(guard);
-                    return gst::Pad::event_default(pad, Some(&*self.obj()), event);
-                };
-                let given = s.get::<String>("speaker").unwrap_or_default();
-                let speaker = check_name(&given)
-                    .map_err(|why| {
-                        gst::element_imp_warning!(
-                            self,
-                            gst::StreamError::Format,
-                            ("Speaker {given:?}: {why}; their words are written without a name")
-                        );
-                    })
-                    .ok();
-                state.speaker.clone_from(&speaker);
-                if let Some(stream) = &mut state.stream {
-                    stream.set_speaker(speaker);
+                match e.structure().filter(|s| s.name() == SPEAKER_CHANGE_EVENT) {
+                    Some(s) => self.speaker(&s.get::<String>("speaker").unwrap_or_default()),
+                    None => gst::Pad::event_default(pad, Some(&*self.obj()), event),
                 }
-                true
             }
             EventView::Eos(_) => {
-                let until = state.seen_until;
-                if let Ok(stream) = self.stream(state) {
-                    let writes = stream.end(until);
-                    let _ = self.push(state, writes);
+                let until = self.update(|s| s.seen_until).ok().flatten();
+                if let Ok(out) = self.written(|stream| stream.end(until)) {
+                    let _ = self.send(out);
                 }
-                drop(guard);
                 self.srcpad.push_event(event)
             }
             EventView::FlushStop(_) => {
-                // filesink empties the file on FLUSH_STOP: the file starts
-                // over, header and all, in the language and with the
-                // speaker known (their events are not sent again).
-                let language = match &state.stream {
-                    Some(stream) => stream.language().map(str::to_owned),
-                    None => state.tag_language.clone(),
-                };
-                let speaker = state.speaker.take();
-                *state = State::new(state.kind);
-                state.tag_language = language;
-                state.speaker = speaker;
-                drop(guard);
+                let _ = self.update(start_over);
                 self.srcpad.push_event(event)
             }
-            _ => {
-                drop(guard);
-                gst::Pad::event_default(pad, Some(&*self.obj()), event)
-            }
+            _ => gst::Pad::event_default(pad, Some(&*self.obj()), event),
         }
+    }
+
+    /// A new segment: the cue held so far ends (its writes go out after
+    /// the first byte segment).
+    fn new_segment(&self, segment: &gst::Segment) -> bool {
+        let Some(segment) = segment.downcast_ref::<gst::ClockTime>() else {
+            gst::element_imp_error!(
+                self,
+                gst::StreamError::Format,
+                (
+                    "voxtralrtsubenc needs text in a time segment, not {:?}",
+                    segment.format()
+                )
+            );
+            return false;
+        };
+        let out = self.update(|state| {
+            let writes = state
+                .stream
+                .as_mut()
+                .map_or_else(Vec::new, |s| s.finish(None));
+            state.segment = segment.clone();
+            let mut out: Vec<Out> = state.first_segment().into_iter().collect();
+            out.extend(self.outgoing(state, writes));
+            out
+        });
+        out.and_then(|out| self.send(out)).is_ok()
+    }
+
+    fn tag_language(&self, language: &str) {
+        gst::debug!(CAT, imp = self, "language tag {language}");
+        let _ = self.update(|state| match &mut state.stream {
+            Some(stream) => stream.tag_language(language),
+            None => state.tag_language = Some(language.to_owned()),
+        });
+    }
+
+    /// A GAP: silence until its end, which may end a cue.
+    fn silence(
+        &self,
+        pts: gst::ClockTime,
+        duration: Option<gst::ClockTime>,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let Some((_, end)) = self.place(pts, duration)? else {
+            return Ok(gst::FlowSuccess::Ok);
+        };
+        let out = self.written(|stream| stream.silence_until(end))?;
+        self.send(or_gap(out, pts, duration))
+    }
+
+    fn speaker(&self, given: &str) -> bool {
+        let speaker = check_name(given)
+            .map_err(|why| {
+                gst::element_imp_warning!(
+                    self,
+                    gst::StreamError::Format,
+                    ("Speaker {given:?}: {why}; their words are written without a name")
+                );
+            })
+            .ok();
+        let _ = self.update(|state| {
+            state.speaker.clone_from(&speaker);
+            if let Some(stream) = &mut state.stream {
+                stream.set_speaker(speaker);
+            }
+        });
+        true
     }
 
     /// Live, a cue goes out once its end is decided: up to the style's
@@ -405,6 +353,32 @@ impl SubEnc {
         }
         gst::Pad::query_default(pad, Some(&*self.obj()), query)
     }
+}
+
+/// `out`; if nothing goes out (the text is held until its cue's end is
+/// decided), a GAP over the input's time instead, so that downstream
+/// prerolls and keeps going (tee branches wait on each other's sinks).
+fn or_gap(out: Vec<Out>, pts: gst::ClockTime, duration: Option<gst::ClockTime>) -> Vec<Out> {
+    if !out.is_empty() {
+        return out;
+    }
+    vec![Out::Event(
+        gst::event::Gap::builder(pts).duration(duration).build(),
+    )]
+}
+
+/// After a flush: filesink empties the file on FLUSH_STOP, so the file
+/// starts over, header and all, in the language and with the speaker known
+/// (their events are not sent again).
+fn start_over(state: &mut State) {
+    let language = match &state.stream {
+        Some(stream) => stream.language().map(str::to_owned),
+        None => state.tag_language.clone(),
+    };
+    let speaker = state.speaker.take();
+    *state = State::new(state.kind);
+    state.tag_language = language;
+    state.speaker = speaker;
 }
 
 #[glib::object_subclass]
@@ -493,7 +467,7 @@ impl ObjectImpl for SubEnc {
             let (counts, invalid) = *self.counts.lock().unwrap();
             let mut stats = gst::Structure::new_empty("stats");
             add_subtitle_stats(&mut stats, counts);
-            stats.set("invalid-utf8-buffers", invalid);
+            stats.set(field::INVALID_UTF8_BUFFERS, invalid);
             return stats.to_value();
         }
         let files = self.files.lock().unwrap().property(pspec);

@@ -13,6 +13,7 @@ use gst::prelude::*;
 
 mod caps;
 mod imp;
+mod state;
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::caption::{self, Encoder, Losses, Packer};
 use crate::core::report::{Cause, Reporter};
+use crate::core::stats::field;
 
 use super::caps::caption_format;
 use super::captions::CaptionSettings;
@@ -53,7 +54,7 @@ impl OutputLosses {
             self.cea708_replaced.load(Ordering::Relaxed),
         );
         stats.set(
-            "caption-words-dropped",
+            field::CAPTION_WORDS_DROPPED,
             self.cea608_dropped_words.load(Ordering::Relaxed),
         );
     }

@@ -1,10 +1,10 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! llama.cpp's chat servers on this machine's CPU (scripts/llama-server):
+//! llama.cpp's chat servers on this machine's CPU (scripts/servers/llama-server):
 //! its own `llama-server` (one model, or a router over a folder of them)
 //! and llama-cpp-python's server, each serving the tiny GGUF chat models
-//! made by scripts/llama/make_tiny_chat_gguf.py. Each is a guarded
+//! made by scripts/servers/llama/make_tiny_chat_gguf.py. Each is a guarded
 //! process, stopped on drop. Beside them, a tap: a relay that keeps the
 //! bytes a server sent, so a test sees what the client read.
 
@@ -28,10 +28,10 @@ pub fn long_answer() -> String {
 }
 
 pub fn script() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/llama-server")
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/servers/llama-server")
 }
 
-/// Whether scripts/llama-server installed the servers; if not, says the
+/// Whether scripts/servers/llama-server installed the servers; if not, says the
 /// test is skipped.
 pub fn installed(test: &str) -> bool {
     super::installed_by(
@@ -94,7 +94,7 @@ impl Server {
                 .stderr(Stdio::from(
                     std::fs::File::options().append(true).open(&log).unwrap(),
                 )),
-            &format!("scripts/llama-server {command}"),
+            &format!("scripts/servers/llama-server {command}"),
         );
         let mut server = Server {
             process,

@@ -708,12 +708,12 @@ pub fn push_at(src: &gst::Element, samples: &[f32], pts_ms: u64) {
     );
 }
 
-/// Whether `scripts/NAME path` finds what `scripts/NAME install` installs;
-/// if not, says that `test` is skipped and why.
+/// Whether `scripts/servers/NAME path` finds what `scripts/servers/NAME
+/// install` installs; if not, says that `test` is skipped and why.
 pub fn installed_by(name: &str, test: &str, what: &str) -> bool {
     let ok = std::process::Command::new(
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("scripts")
+            .join("scripts/servers")
             .join(name),
     )
     .arg("path")
@@ -722,7 +722,7 @@ pub fn installed_by(name: &str, test: &str, what: &str) -> bool {
     .status()
     .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("{test}: skipped: {what} (run scripts/{name} install)");
+        eprintln!("{test}: skipped: {what} (run scripts/servers/{name} install)");
     }
     ok
 }

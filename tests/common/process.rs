@@ -24,7 +24,7 @@ pub fn examples_dir() -> PathBuf {
 
 /// A child process that is stopped when dropped (a failed assertion or a
 /// panic included), with every process it started. Killing the child alone
-/// is not enough: `scripts/vllm-server run` execs `vllm serve`, whose
+/// is not enough: `scripts/servers/vllm-server run` execs `vllm serve`, whose
 /// engine runs in processes of its own, and a shell's background job
 /// outlives the shell. The child stays in the test's process group, so that
 /// what signals that group (Ctrl-C in a terminal, `timeout`) reaches it too.

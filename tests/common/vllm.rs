@@ -1,7 +1,7 @@
 // Copyright (C) 2026 The gst-plugin-voxtralrt authors
 // SPDX-License-Identifier: MPL-2.0
 
-//! Real vLLM servers on this machine's CPU (scripts/vllm-server): the
+//! Real vLLM servers on this machine's CPU (scripts/servers/vllm-server): the
 //! tiny Voxtral checkpoint for engine=vllm, the tiny chat model for
 //! translation. Each is a guarded process, stopped with its engine
 //! processes on drop.
@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use super::process::Guarded;
 
-/// The name scripts/vllm-server serves the tiny chat model under.
+/// The name scripts/servers/vllm-server serves the tiny chat model under.
 pub const CHAT_MODEL: &str = "tiny-translator";
 
 pub fn script() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/vllm-server")
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/servers/vllm-server")
 }
 
 /// Whether the vLLM venv is there; if not, says the test is skipped.
@@ -37,7 +37,7 @@ impl Server {
         Server::start_with(port, args, &[])
     }
 
-    /// With `env` for scripts/vllm-server (DELAY_MS: another delay).
+    /// With `env` for scripts/servers/vllm-server (DELAY_MS: another delay).
     pub fn start_with(port: Option<u16>, args: &[&str], env: &[(&str, &str)]) -> Server {
         Server::spawn("run", port, args, env)
     }
@@ -61,7 +61,7 @@ impl Server {
                 .stderr(Stdio::from(
                     std::fs::File::options().append(true).open(&log).unwrap(),
                 )),
-            &format!("scripts/vllm-server {command}"),
+            &format!("scripts/servers/vllm-server {command}"),
         );
         let mut server = Server { process, port, log };
         server.wait_healthy();

@@ -229,10 +229,12 @@ impl Worker {
         self.model_call(true);
         let result = self.stream.feed(samples);
         let spent = started.elapsed();
+        let model_use = self.stream.model_use();
         self.inbox.stats().update(|s| {
             s.processing += spent;
             s.transcribed_samples += samples.len() as u64;
             s.model_call_since = None;
+            s.model_use = model_use;
         });
         self.report_notices();
         let updates = result.map_err(|err| self.engine_failure(&err))?;
@@ -241,11 +243,13 @@ impl Worker {
             self.place(update)?;
         }
         let lag = self.inbox.stats().lag().nseconds();
+        // While skipping, the streams stay at `decode-interval`
+        // (OverloadPolicy::skipping).
         let paced = self.cadence.after_feed(
             samples_to_ns(samples.len() as u64),
             spent.as_nanos() as u64,
             lag,
-            self.inbox.is_live(),
+            self.inbox.is_live() && !self.overload.skipping(),
         );
         if let Some(change) = paced {
             self.pace(change);
@@ -259,7 +263,7 @@ impl Worker {
     }
 
     /// Decodes at the cadence's new interval, and says so.
-    fn pace(&mut self, change: Change) {
+    pub(super) fn pace(&mut self, change: Change) {
         self.stream.set_decode_interval(change.to_ms);
         self.inbox.stats().update(|s| {
             s.decode_interval_ms = change.to_ms;

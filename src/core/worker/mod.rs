@@ -491,6 +491,10 @@ impl Worker {
         if let Some(warning) = self.overload.record_skip(from, samples, &advice) {
             self.report.warning(Cause::Overload, &warning);
         }
+        // The next stream starts where a restart costs least.
+        if let Some(change) = self.cadence.back_to_base() {
+            self.pace(change);
+        }
         Ok(())
     }
 

@@ -40,8 +40,9 @@ pub enum StreamState {
     Failed,
 }
 
-/// A streaming transcription: owns a model instance (from the pool) and its
-/// session for as long as it lives.
+/// A streaming transcription: a session of its own on a model shared with
+/// the process's other streams of it (from the pool), for as long as it
+/// lives.
 pub struct Stream {
     lease: ModelLease,
     /// The lease's session; it is not replaced while the stream holds the
@@ -83,15 +84,14 @@ const TAIL_CHECK: usize = 32;
 unsafe impl Send for Stream {}
 
 impl Stream {
-    /// Takes an instance of the model from the pool (loading it if needed)
-    /// and prepares a session with `n_threads` (0: a share of the CPUs,
-    /// [`threads::resolve`]).
+    /// Takes the model from the pool (loading it if needed) and prepares a
+    /// session with `n_threads` (0: a share of the CPUs, [`threads::resolve`]).
     pub fn open(spec: &ModelSpec, n_threads: u32) -> Result<Stream, Error> {
         let pool = ModelPool::global();
         let mut lease = pool.acquire(spec)?;
         let n_threads = threads::resolve(n_threads, pool.leased());
         let abort = Box::new(AbortHandle::default());
-        let session = lease.instance().session(n_threads)?.as_ptr();
+        let session = lease.session(n_threads)?.as_ptr();
         // SAFETY: the handle outlives the callback: it is cleared in Drop
         // before the session goes back to the pool.
         unsafe {
@@ -154,6 +154,18 @@ impl Stream {
     /// The loaded model this stream runs on.
     pub fn model(&self) -> &Model {
         self.lease.model()
+    }
+
+    /// The streams open on this stream's model in this process, this one
+    /// included.
+    pub fn model_streams(&self) -> u32 {
+        self.lease.batcher().streams() as u32
+    }
+
+    /// How the feeds of this stream's model were run together so far, over
+    /// all its streams.
+    pub fn decoded_together(&self) -> super::BatchCounts {
+        self.lease.batcher().counts()
     }
 
     /// The CPU threads the stream's session computes with.
@@ -353,18 +365,33 @@ impl Stream {
 
     fn feed_library(&mut self, chunk: &[f32]) -> Result<Verdict, Error> {
         debug_assert!(chunk.iter().all(|v| v.is_finite()));
-        let session = self.session();
-        let mut update = new_update();
         let polls_before = self.abort.polls();
-        // SAFETY: valid session; `chunk` is alive and non-empty.
-        let (status, detail) = log::capture(|| unsafe {
-            ffi::transcribe_stream_feed(session, chunk.as_ptr(), chunk.len() as i32, &mut update)
-        });
+        let (status, detail) = if decode_alone() {
+            self.feed_alone(chunk)
+        } else {
+            self.feed_with_the_models_streams(chunk)
+        };
         self.check("decoding audio", status, detail)?;
         let polls = self.abort.polls() - polls_before;
         Ok(self.judge(polls, |progress| {
             progress.after_feed(chunk.len() as u64, polls)
         }))
+    }
+
+    /// One feed, decoded on this thread alone.
+    fn feed_alone(&mut self, chunk: &[f32]) -> (ffi::transcribe_status, String) {
+        let session = self.session();
+        let mut update = new_update();
+        // SAFETY: valid session; `chunk` is alive and non-empty.
+        log::capture(|| unsafe {
+            ffi::transcribe_stream_feed(session, chunk.as_ptr(), chunk.len() as i32, &mut update)
+        })
+    }
+
+    /// One feed, run with the feeds of the model's other streams that are
+    /// waiting meanwhile ([`super::batch`]).
+    fn feed_with_the_models_streams(&mut self, chunk: &[f32]) -> (ffi::transcribe_status, String) {
+        self.lease.batcher().feed(self.session(), chunk)
     }
 
     fn finalize_library(&mut self) -> Result<Verdict, Error> {
@@ -452,6 +479,16 @@ impl Stream {
         self.consumed_tail = full[tail_from..self.consumed.min(full.len())].to_vec();
         text
     }
+}
+
+/// `VOXTRALRT_DECODE_ALONE=1`: every stream decodes its steps on its own
+/// thread, as before streams of one model decoded together (for side-by-side
+/// measurements; docs/scale.md).
+fn decode_alone() -> bool {
+    static ALONE: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        std::env::var("VOXTRALRT_DECODE_ALONE").is_ok_and(|v| !v.is_empty() && v != "0")
+    });
+    *ALONE
 }
 
 fn warn_blind_once(polls: u64) {

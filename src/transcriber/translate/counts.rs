@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::core::lag::LagHistogram;
-use crate::core::stats::elapsed_ns;
+use crate::core::stats::{elapsed_ns, field};
 
 /// One translate pad's counts, for `stats`.
 #[derive(Debug, Default)]
@@ -41,23 +41,23 @@ impl PadCounts {
         let count = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let watched = self.watched.lock().unwrap();
         gst::Structure::builder("translation")
-            .field("pad", pad)
-            .field("language-code", language)
+            .field(field::PAD, pad)
+            .field(field::LANGUAGE_CODE, language)
             .field("units", count(&self.units))
             .field("translated", count(&self.translated))
-            .field("failures", count(&self.failures))
+            .field(field::FAILURES, count(&self.failures))
             .field("retimed", count(&self.retimed))
-            .field("requests", count(&self.requests))
-            .field("catch-ups", count(&self.catch_ups))
-            .field("words", watched.words)
-            .field("lag", watched.lag.to_structure())
+            .field(field::REQUESTS, count(&self.requests))
+            .field(field::CATCH_UPS, count(&self.catch_ups))
+            .field(field::WORDS, watched.words)
+            .field(field::LAG, watched.lag.to_structure())
             .field(
-                "last-translation-age",
+                field::LAST_TRANSLATION_AGE,
                 elapsed_ns(watched.last_out_at.or(watched.started_at)),
             )
-            .field("caption-alarm", watched.alarm.is_some())
+            .field(field::CAPTION_ALARM, watched.alarm.is_some())
             .field(
-                "caption-alarm-reason",
+                field::CAPTION_ALARM_REASON,
                 watched.alarm.clone().unwrap_or_default(),
             )
             .build()

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use gst::prelude::*;
 
 use crate::core::report::{Cause, Reporter};
+use crate::core::stats::field;
 use crate::subtitles::Style;
 use crate::translation::{ApiKey, ChatClient, ChatConfig, Language, UnitLimits};
 
@@ -128,7 +129,7 @@ impl TranslatePads {
                 .to_structure(&e.pad.name(), &language)
                 .to_send_value()
         });
-        stats.set("translations", gst::Array::from_values(pads));
+        stats.set(field::TRANSLATIONS, gst::Array::from_values(pads));
     }
 }
 

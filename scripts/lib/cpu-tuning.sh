@@ -8,16 +8,19 @@
 # ggml's SIMD kernels for every extension that CPU has: AVX2 and FMA here,
 # AVX-512 and VNNI where present), since a machine that builds its own plugin
 # runs it there. VOXTRALRT_PORTABLE=1 builds for any x86-64 CPU instead
-# (GGML_NATIVE=OFF, which in transcribe.cpp 0.4.1 is the SSE2 baseline: ggml
-# then runs its generic C kernels, several times slower; docs/benchmarks.md,
-# "Native or portable"). A package for CPUs from about 2015 on can keep the
+# (TRANSCRIBE_X86_CONSERVATIVE: the SSE2 baseline, ggml's generic C kernels,
+# several times slower; docs/benchmarks.md, "Native or portable").
+# GGML_NATIVE=OFF alone is not that: ggml then turns AVX2, FMA and F16C on,
+# unless SOURCE_DATE_EPOCH is set (as under dpkg-buildpackage), so the same
+# arguments gave a binary that needs AVX2 from a shell and a baseline one
+# from a package build. A package for CPUs from about 2015 on can keep the
 # AVX2 kernels with TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON
 # -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 # -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF" (not measured here).
 # TRANSCRIBE_CMAKE_ARGS, when set, wins over both.
 if [ -z "${TRANSCRIBE_CMAKE_ARGS+set}" ]; then
     if [ "${VOXTRALRT_PORTABLE:-0}" = 1 ]; then
-        TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
+        TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=OFF -DTRANSCRIBE_X86_CONSERVATIVE=ON -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
     else
         TRANSCRIBE_CMAKE_ARGS="-DGGML_NATIVE=ON -DTRANSCRIBE_USE_SYSTEM_BLAS=OFF"
     fi

@@ -151,6 +151,7 @@ mod with_the_elements {
         ("async-handling", "hlssink2"),
         ("block", "appsrc"),
         ("do-timestamp", "appsrc"),
+        ("id", "podman build --secret"),
         ("key-int-max", "x264enc"),
         ("max-size-time", "queue"),
         ("mode", "srtsink, tttocea608"),

@@ -320,7 +320,7 @@ impl Encoder {
         let pts = self.frame_time(index);
         let duration = self.frame_time(index + 1) - pts;
         self.index += 1;
-        let has_pair = index % self.config.framerate.frames_per_608_pair() == 0;
+        let has_pair = index.is_multiple_of(self.config.framerate.frames_per_608_pair());
         Frame {
             index,
             pts,

@@ -93,7 +93,7 @@ impl std::error::Error for InvalidDelay {}
 /// Checks a transcription delay against the values the model was trained
 /// for: a multiple of 80 ms from 80 to 1200 ms, or 2400 ms.
 pub fn validate_delay(ms: u32) -> Result<u32, InvalidDelay> {
-    let on_grid = ms % FRAME_MS == 0 && (FRAME_MS..=1200).contains(&ms);
+    let on_grid = ms.is_multiple_of(FRAME_MS) && (FRAME_MS..=1200).contains(&ms);
     if on_grid || ms == 2400 {
         Ok(ms)
     } else {

@@ -107,7 +107,7 @@ impl Stream {
         for &sample in samples {
             self.audio.push(sample);
             let fed = self.audio.len() as u64;
-            if fed > phase && (fed - phase) % grid == 0 {
+            if fed > phase && (fed - phase).is_multiple_of(grid) {
                 let due = self.tokens_due(fed);
                 let text = self.decode_to(due);
                 updates.push(TextUpdate {

@@ -583,7 +583,7 @@ impl Session {
         self.steps += 1;
         let n = shared.deltas.fetch_add(1, Ordering::SeqCst) + 1;
         shared.seen.lock().unwrap().deltas += 1;
-        if f.garbage_every.is_some_and(|k| n % k == 0) {
+        if f.garbage_every.is_some_and(|k| n.is_multiple_of(k)) {
             let _ = ws.send(Message::binary(vec![1u8, 2, 3]));
             let _ = ws.send(Message::text("this is not json"));
             let _ = send(ws, json!({"type": "rate_limits.updated"}));

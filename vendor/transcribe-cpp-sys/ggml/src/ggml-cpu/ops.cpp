@@ -8921,6 +8921,8 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
     GGML_ASSERT((                            q_to_vec_dot) && "fattn: unsupported K-type");
     GGML_ASSERT((v->type == GGML_TYPE_F32 || v_to_float  ) && "fattn: unsupported V-type");
 
+    const ggml_fp16_t mask_neg_inf = GGML_CPU_FP32_TO_FP16(-INFINITY);
+
     int ith = params->ith;
 
     for (int ir = ir0; ir < ir1; ++ir) {
@@ -8963,7 +8965,21 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         // loop over n_kv and n_head_kv
         // ref: https://arxiv.org/pdf/2112.05682.pdf
 
-        for (int64_t ic = ic_start; ic < ic_end; ++ic) {
+        // Keys masked with -inf are skipped below; runs of them at either end
+        // of the range (a KV cache ring masked past the slots filled so far)
+        // are left out before the loop instead of being visited one by one.
+        int64_t ic_first = ic_start;
+        int64_t ic_last  = ic_end;
+        if (mp) {
+            while (ic_last > ic_first && mp[ic_last - 1] == mask_neg_inf) {
+                --ic_last;
+            }
+            while (ic_first < ic_last && mp[ic_first] == mask_neg_inf) {
+                ++ic_first;
+            }
+        }
+
+        for (int64_t ic = ic_first; ic < ic_last; ++ic) {
             const float mv = mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
             if (mv == -INFINITY) {
                 continue;
@@ -9075,6 +9091,173 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
             memcpy((char *) dst->data + (i3*ne2*ne1 + i2 + i1*ne1)*nb1, VKQ32, nb1);
         }
     }
+}
+
+// One query row per head (a decoder step), F16 K and V, one mask row shared
+// by all heads: every head over the keys [ic_start, ic_end) in one pass, a
+// key's rows read once for all the heads that use them. The caches of a
+// KV ring are position-major, so one head at a time (the chunk above) strides
+// through all of the ring once per head. Each head's arithmetic is that of
+// ggml_compute_forward_flash_attn_ext_f16_one_chunk, in the same order; the
+// results and partials are the same bits. `scratch`: the per-thread state of
+// ggml_compute_forward_flash_attn_ext_heads_work_size() floats.
+size_t ggml_compute_forward_flash_attn_ext_heads_work_size(int64_t n_head, int64_t DK, int64_t DV) {
+    // Q in F16, the F16 accumulator, S, M and the slope per head; an F32 row.
+    return (size_t) (n_head*(DK + DV)/2 + 3*n_head + DV + 2*CACHE_LINE_SIZE_F32);
+}
+
+static bool ggml_flash_attn_ext_heads_applies(const ggml_tensor * dst) {
+    const ggml_tensor * q    = dst->src[0];
+    const ggml_tensor * k    = dst->src[1];
+    const ggml_tensor * v    = dst->src[2];
+    const ggml_tensor * mask = dst->src[3];
+    return q->ne[1] == 1 && q->ne[3] == 1 && k->ne[3] == 1 && v->ne[3] == 1 &&
+           k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
+           q->ne[2] % k->ne[2] == 0 && q->ne[2] % v->ne[2] == 0 &&
+           (mask == nullptr || (mask->ne[2] == 1 && mask->ne[3] == 1));
+}
+
+static void ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
+        const ggml_compute_params * params,
+        ggml_tensor * dst,
+        int64_t ic_start, int64_t ic_end,
+        float * partials, int64_t partial_stride,
+        float * scratch) {
+
+    const ggml_tensor * q     = dst->src[0];
+    const ggml_tensor * k     = dst->src[1];
+    const ggml_tensor * v     = dst->src[2];
+    const ggml_tensor * mask  = dst->src[3];
+    const ggml_tensor * sinks = dst->src[4];
+
+    const int64_t DK     = k->ne[0];
+    const int64_t DV     = v->ne[0];
+    const int64_t n_head = q->ne[2];
+    const int64_t rk2    = n_head/k->ne[2];
+    const int64_t rv2    = n_head/v->ne[2];
+
+    float scale         = 1.0f;
+    float max_bias      = 0.0f;
+    float logit_softcap = 0.0f;
+
+    memcpy(&scale,         (float *) dst->op_params + 0, sizeof(float));
+    memcpy(&max_bias,      (float *) dst->op_params + 1, sizeof(float));
+    memcpy(&logit_softcap, (float *) dst->op_params + 2, sizeof(float));
+
+    if (logit_softcap != 0) {
+        scale /= logit_softcap;
+    }
+
+    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
+
+    const float m0 = powf(2.0f, -(max_bias       ) / n_head_log2);
+    const float m1 = powf(2.0f, -(max_bias / 2.0f) / n_head_log2);
+
+    ggml_type         const k_vec_dot_type = ggml_get_type_traits_cpu(k->type)->vec_dot_type;
+    ggml_from_float_t const q_to_vec_dot   = ggml_get_type_traits_cpu(k_vec_dot_type)->from_float;
+    ggml_vec_dot_t    const kq_vec_dot     = ggml_get_type_traits_cpu(k->type)->vec_dot;
+
+    ggml_fp16_t * Q_q   = (ggml_fp16_t *) scratch;    // [n_head][DK]
+    ggml_fp16_t * VKQ16 = Q_q + n_head*DK;            // [n_head][DV]
+    float       * S     = scratch + n_head*(DK + DV)/2 + CACHE_LINE_SIZE_F32;
+    float       * M     = S + n_head;
+    float       * slope = M + n_head;
+    float       * VKQ32 = slope + n_head;             // [DV]
+
+    for (int64_t h = 0; h < n_head; ++h) {
+        slope[h] = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
+        S[h]     = 0.0f;
+        M[h]     = -INFINITY;
+        memset(VKQ16 + h*DV, 0, DV*sizeof(ggml_fp16_t));
+        q_to_vec_dot((const float *) ((const char *) q->data + h*q->nb[2]), Q_q + h*DK, DK);
+    }
+
+    const ggml_fp16_t * mp = mask ? (const ggml_fp16_t *) mask->data : NULL;
+
+    int64_t ic_first = ic_start;
+    int64_t ic_last  = ic_end;
+    if (mp) {
+        const ggml_fp16_t mask_neg_inf = GGML_CPU_FP32_TO_FP16(-INFINITY);
+        while (ic_last > ic_first && mp[ic_last - 1] == mask_neg_inf) {
+            --ic_last;
+        }
+        while (ic_first < ic_last && mp[ic_first] == mask_neg_inf) {
+            ++ic_first;
+        }
+    }
+
+    for (int64_t ic = ic_first; ic < ic_last; ++ic) {
+        const float  mask_v = mp ? GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
+        const char * k_row  = (const char *) k->data + ic*k->nb[1];
+        const char * v_row  = (const char *) v->data + ic*v->nb[1];
+
+        for (int64_t h = 0; h < n_head; ++h) {
+            const float mv = mp ? slope[h]*mask_v : 0.0f;
+            if (mv == -INFINITY) {
+                continue;
+            }
+
+            float s; // KQ value
+            kq_vec_dot(DK, &s, 0, k_row + (h/rk2)*k->nb[2], 0, Q_q + h*DK, 0, 1);
+
+            s = s*scale; // scale KQ value
+
+            if (logit_softcap != 0.0f) {
+                s = logit_softcap*tanhf(s);
+            }
+
+            s += mv; // apply mask
+
+            const float Mold = M[h];
+
+            float ms = 1.0f; // upon new higher max val, scale VKQ and KQ sum with this value
+            float vs = 1.0f; // post-softmax KQ value, expf(s - M)
+
+            ggml_fp16_t * vkq = VKQ16 + h*DV;
+            if (s > M[h]) {
+                M[h] = s;
+                ms = expf(Mold - M[h]);
+                ggml_vec_scale_f16(DV, vkq, ms);
+            } else {
+                vs = expf(s - M[h]);
+            }
+
+            ggml_vec_mad_f16(DV, vkq, (const ggml_fp16_t *) (v_row + (h/rv2)*v->nb[2]), vs);
+
+            S[h] = S[h]*ms + vs;
+        }
+    }
+
+    for (int64_t h = 0; h < n_head; ++h) {
+        for (int64_t d = 0; d < DV; ++d) {
+            VKQ32[d] = GGML_CPU_FP16_TO_FP32(VKQ16[h*DV + d]);
+        }
+
+        // sinks - apply only on the first kv-chunk
+        if (sinks && ic_start == 0) {
+            const float sv = ((float *)((char *) sinks->data))[h];
+
+            float ms = 1.0f;
+            float vs = 1.0f;
+
+            if (sv > M[h]) {
+                ms = expf(M[h] - sv);
+                M[h] = sv;
+                ggml_vec_scale_f32(DV, VKQ32, ms);
+            } else {
+                vs = expf(sv - M[h]);
+            }
+
+            S[h] = S[h]*ms + vs;
+        }
+
+        float * partial = partials + h*partial_stride;
+        partial[0] = M[h];
+        partial[1] = S[h];
+        memcpy(partial + 2, VKQ32, DV*sizeof(float));
+    }
+
+    GGML_UNUSED(params);
 }
 
 static void ggml_compute_forward_flash_attn_ext_tiled(
@@ -9501,7 +9684,13 @@ static void ggml_compute_forward_flash_attn_ext_f16(
         const int64_t partial_stride = nth * partial_size;
         float *       chunk_partials = partials_base + ith * partial_size;
 
-        if (ic_start < nek1) {
+        if (ic_start < nek1 && ggml_flash_attn_ext_heads_applies(dst)) {
+            // After the partials: each thread's state for all the heads.
+            const size_t heads_size = ggml_compute_forward_flash_attn_ext_heads_work_size(neq2, DK, DV);
+            float * heads_scratch = partials_base + neq2*partial_stride + ith*heads_size;
+            ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
+                params, dst, ic_start, ic_end, chunk_partials, partial_stride, heads_scratch);
+        } else if (ic_start < nek1) {
             for (int64_t q_head = 0; q_head < neq2; q_head++) {
                 ggml_compute_forward_flash_attn_ext_f16_one_chunk(
                     params, dst, q_head, q_head + 1, ic_start, ic_end,

@@ -4653,8 +4653,10 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
         // src1 while it is in cache: with a few rows (a batch of decoder steps),
         // a pass over all the weights per row group and per leftover row would
         // read the whole matrix from memory that many times. Each output is
-        // computed by the same kernel over the same blocks either way.
-        const int64_t slice = std::max<int64_t>(NB_COLS, (k_repack_slice_bytes / nb01) / NB_COLS * NB_COLS);
+        // computed by the same kernel over the same blocks either way. Slices
+        // are whole pairs of column groups: x86's AVX-512 kernels take
+        // 2 * NB_COLS columns at a time and leave an odd group to AVX2.
+        const int64_t slice = std::max<int64_t>(2 * NB_COLS, (k_repack_slice_bytes / nb01) / (2 * NB_COLS) * (2 * NB_COLS));
         const int64_t group = src1_row_group(op, nrows);
         for (int64_t col0 = 0; col0 < ncols; col0 += slice) {
             const int64_t cols  = std::min(slice, ncols - col0);

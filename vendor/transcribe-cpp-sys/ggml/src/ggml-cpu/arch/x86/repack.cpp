@@ -14,6 +14,7 @@
 #include <cassert>
 #include <cstdlib> // for qsort
 #include <cstdio>  // for GGML_ASSERT
+#include <algorithm>
 
 #define GGML_CPU_CLANG_WORKAROUND
 #include "../../repack.h"
@@ -2073,18 +2074,21 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
     // Permute mask used for easier vector processing at later stages
     __m256i requiredOrder = _mm256_set_epi32(3, 2, 1, 0, 7, 6, 5, 4);
     int64_t xstart = 0;
-    int anr = nr - nr % 16;; // Used to align nr with boundary of 16
 #if defined(__AVX512BW__) && defined(__AVX512DQ__)
     int anc = nc - nc % 16; // Used to align nc with boundary of 16
     // Mask to mask out nibbles from packed bytes expanded to 512 bit length
     const __m512i m4bexpanded = _mm512_set1_epi8(0x0F);
-    //Take group of four block_q8_Kx4 structures at each pass of the loop and perform dot product operation
-    for (; y < anr / 4; y += 4) {
+    // Take up to four block_q8_Kx4 structures (16 rows), at least two, at each
+    // pass of the loop: each unpacked block of the weights then serves every
+    // row of the pass (a chunk of 8 or 12 rows no longer goes four at a time
+    // through the loop below, unpacking the weights once per four rows).
+    for (int64_t n_quads = 0; nr / 4 - y >= 2; y += n_quads) {
+        n_quads = std::min<int64_t>(4, nr / 4 - y);
 
         const block_q8_Kx4 * a_ptrs[4];
 
         a_ptrs[0] = a_ptr_start + (y * nb);
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < n_quads - 1; ++i) {
             a_ptrs[i + 1] = a_ptrs[i] + nb;
         }
 
@@ -2272,7 +2276,7 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                     const __m512i scale_014589CD_1 = _mm512_shuffle_epi32(scales_1, (_MM_PERM_ENUM)68);
                     const __m512i scale_2367ABEF_1 = _mm512_shuffle_epi32(scales_1, (_MM_PERM_ENUM)238);
 
-                    for (int rp = 0; rp < 4; rp++) {
+                    for (int rp = 0; rp < n_quads; rp++) {
 
                         // Load the four block_q8_k quantized values interleaved with each other in chunks of eight bytes - A0,A1,A2,A3
                         // Loaded as set of 128 bit vectors and repeated and stored into a 256 bit vector before again repeating into 512 bit vector
@@ -2441,7 +2445,7 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                 }
             }
             // Store the accumulated values
-            for (int i = 0; i < 16; i++) {
+            for (int i = 0; i < n_quads * 4; i++) {
                 _mm512_storeu_ps((float * )(s + ((y * 4 + i) * bs + x * 8)), _mm512_sub_ps(acc_rows[i], acc_min_rows[i]));
             }
         }
@@ -2814,13 +2818,14 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
     }
 #endif // __AVX512BW__ && __AVX512DQ__
 
-    // Take group of four block_q8_Kx4 structures at each pass of the loop and perform dot product operation
-    for (; y < anr / 4; y += 4) {
+    // Up to four block_q8_Kx4 structures at each pass, at least two, as above.
+    for (int64_t n_quads = 0; nr / 4 - y >= 2; y += n_quads) {
+        n_quads = std::min<int64_t>(4, nr / 4 - y);
 
         const block_q8_Kx4 * a_ptrs[4];
 
         a_ptrs[0] = a_ptr_start + (y * nb);
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < n_quads - 1; ++i) {
             a_ptrs[i + 1] = a_ptrs[i] + nb;
         }
 
@@ -2986,7 +2991,7 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                     const __m256i scale_0145_1 = _mm256_shuffle_epi32(scales_1, 68);
                     const __m256i scale_2367_1 = _mm256_shuffle_epi32(scales_1, 238);
 
-                    for (int rp = 0; rp < 4; rp++) {
+                    for (int rp = 0; rp < n_quads; rp++) {
 
                         // Load the four block_q8_k quantized values interleaved with each other in chunks of eight bytes - A0,A1,A2,A3
                         // Loaded as set of 128 bit vectors and repeated into a 256 bit vector
@@ -3150,7 +3155,7 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                 }
             }
             // Store the accumulated values
-            for (int i = 0; i < 16; i++) {
+            for (int i = 0; i < n_quads * 4; i++) {
                 _mm256_storeu_ps((float * )(s + ((y * 4 + i) * bs + x * 8)), _mm256_sub_ps(acc_rows[i], acc_min_rows[i]));
             }
         }

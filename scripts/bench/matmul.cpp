@@ -4,14 +4,14 @@
 // scripts/bench/matmul.cpp: y = W x for a random Q4_K weight W (K x N) and B
 // rows of x, W in the CPU buffer (the file's layout) or in ggml's CPU repack
 // buffer, on THREADS threads (default 1): the time of one product, averaged
-// over 20. Built and run by scripts/bench/matmul.
+// over 20, and a hash of its output. Built and run by scripts/bench/matmul.
 //
 //   matmul K N B REPACK [THREADS]
 #include "ggml.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
-#include <chrono>
+#include "ggml-harness.h"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,10 +47,8 @@ int main(int argc, char ** argv) {
     ggml_backend_buffer_t abuf = ggml_backend_alloc_ctx_tensors(ctx, be);
     std::vector<float> xf((size_t)K * B); for (auto & v : xf) v = nd(rng);
     ggml_backend_tensor_set(x, xf.data(), 0, xf.size() * 4);
-    ggml_backend_graph_compute(be, gf);
-    int reps = 20; auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) ggml_backend_graph_compute(be, gf);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
-    printf("K=%d N=%d B=%d repack=%d threads=%d: %.2f ms per call, %.2f ms per row, %.1f GB/s weights\n", K, N, B, repack, threads, ms, ms / B, ggml_nbytes(W) / ms / 1e6);
+    const double ms = time_graph_ms(be, gf);
+    const unsigned long long h = tensor_hash(y);
+    printf("K=%d N=%d B=%d repack=%d threads=%d: %.2f ms per call, %.2f ms per row, %.1f GB/s weights, output %016llx\n", K, N, B, repack, threads, ms, ms / B, ggml_nbytes(W) / ms / 1e6, h);
     (void) abuf; (void) wbuf;
 }

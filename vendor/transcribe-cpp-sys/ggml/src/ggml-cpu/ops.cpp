@@ -8839,6 +8839,19 @@ void ggml_compute_forward_top_k(
     }
 }
 
+// Takes off [*first, *last) the runs of keys masked with -inf at either end
+// (a KV cache ring masked past the slots filled so far): the loops over the
+// keys would skip them one by one.
+static void ggml_flash_attn_ext_unmasked_range(const ggml_fp16_t * mp, int64_t * first, int64_t * last) {
+    const ggml_fp16_t neg_inf = GGML_CPU_FP32_TO_FP16(-INFINITY);
+    while (*last > *first && mp[*last - 1] == neg_inf) {
+        --*last;
+    }
+    while (*first < *last && mp[*first] == neg_inf) {
+        ++*first;
+    }
+}
+
 static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         const ggml_compute_params * params,
         ggml_tensor * dst,
@@ -8921,8 +8934,6 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
     GGML_ASSERT((                            q_to_vec_dot) && "fattn: unsupported K-type");
     GGML_ASSERT((v->type == GGML_TYPE_F32 || v_to_float  ) && "fattn: unsupported V-type");
 
-    const ggml_fp16_t mask_neg_inf = GGML_CPU_FP32_TO_FP16(-INFINITY);
-
     int ith = params->ith;
 
     for (int ir = ir0; ir < ir1; ++ir) {
@@ -8965,18 +8976,10 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         // loop over n_kv and n_head_kv
         // ref: https://arxiv.org/pdf/2112.05682.pdf
 
-        // Keys masked with -inf are skipped below; runs of them at either end
-        // of the range (a KV cache ring masked past the slots filled so far)
-        // are left out before the loop instead of being visited one by one.
         int64_t ic_first = ic_start;
         int64_t ic_last  = ic_end;
         if (mp) {
-            while (ic_last > ic_first && mp[ic_last - 1] == mask_neg_inf) {
-                --ic_last;
-            }
-            while (ic_first < ic_last && mp[ic_first] == mask_neg_inf) {
-                ++ic_first;
-            }
+            ggml_flash_attn_ext_unmasked_range(mp, &ic_first, &ic_last);
         }
 
         for (int64_t ic = ic_first; ic < ic_last; ++ic) {
@@ -9093,14 +9096,6 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
     }
 }
 
-// One query row per head (a decoder step), F16 K and V, one mask row shared
-// by all heads: every head over the keys [ic_start, ic_end) in one pass, a
-// key's rows read once for all the heads that use them. The caches of a
-// KV ring are position-major, so one head at a time (the chunk above) strides
-// through all of the ring once per head. Each head's arithmetic is that of
-// ggml_compute_forward_flash_attn_ext_f16_one_chunk, in the same order; the
-// results and partials are the same bits. `scratch`: the per-thread state of
-// ggml_compute_forward_flash_attn_ext_heads_work_size() floats.
 size_t ggml_compute_forward_flash_attn_ext_heads_work_size(int64_t n_head, int64_t DK, int64_t DV) {
     // Q in F16, the F16 accumulator, S, M and the slope per head; an F32 row.
     return (size_t) (n_head*(DK + DV)/2 + 3*n_head + DV + 2*CACHE_LINE_SIZE_F32);
@@ -9117,9 +9112,16 @@ static bool ggml_flash_attn_ext_heads_applies(const ggml_tensor * dst) {
            (mask == nullptr || (mask->ne[2] == 1 && mask->ne[3] == 1));
 }
 
+// One query row per head (a decoder step), F16 K and V, one mask row shared
+// by all heads: every head over the keys [ic_start, ic_end) in one pass, a
+// key's rows read once for all the heads that use them. The caches of a
+// KV ring are position-major, so one head at a time (the chunk above) strides
+// through all of the ring once per head. Each head's arithmetic is that of
+// ggml_compute_forward_flash_attn_ext_f16_one_chunk, in the same order; the
+// results and partials are the same bits. `scratch`: the per-thread state of
+// ggml_compute_forward_flash_attn_ext_heads_work_size() floats.
 static void ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
-        const ggml_compute_params * params,
-        ggml_tensor * dst,
+        const ggml_tensor * dst,
         int64_t ic_start, int64_t ic_end,
         float * partials, int64_t partial_stride,
         float * scratch) {
@@ -9177,13 +9179,7 @@ static void ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
     int64_t ic_first = ic_start;
     int64_t ic_last  = ic_end;
     if (mp) {
-        const ggml_fp16_t mask_neg_inf = GGML_CPU_FP32_TO_FP16(-INFINITY);
-        while (ic_last > ic_first && mp[ic_last - 1] == mask_neg_inf) {
-            --ic_last;
-        }
-        while (ic_first < ic_last && mp[ic_first] == mask_neg_inf) {
-            ++ic_first;
-        }
+        ggml_flash_attn_ext_unmasked_range(mp, &ic_first, &ic_last);
     }
 
     for (int64_t ic = ic_first; ic < ic_last; ++ic) {
@@ -9256,8 +9252,6 @@ static void ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
         partial[1] = S[h];
         memcpy(partial + 2, VKQ32, DV*sizeof(float));
     }
-
-    GGML_UNUSED(params);
 }
 
 static void ggml_compute_forward_flash_attn_ext_tiled(
@@ -9689,7 +9683,7 @@ static void ggml_compute_forward_flash_attn_ext_f16(
             const size_t heads_size = ggml_compute_forward_flash_attn_ext_heads_work_size(neq2, DK, DV);
             float * heads_scratch = partials_base + neq2*partial_stride + ith*heads_size;
             ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
-                params, dst, ic_start, ic_end, chunk_partials, partial_stride, heads_scratch);
+                dst, ic_start, ic_end, chunk_partials, partial_stride, heads_scratch);
         } else if (ic_start < nek1) {
             for (int64_t q_head = 0; q_head < neq2; q_head++) {
                 ggml_compute_forward_flash_attn_ext_f16_one_chunk(

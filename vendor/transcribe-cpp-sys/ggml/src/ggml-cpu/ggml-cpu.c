@@ -3035,9 +3035,11 @@ struct ggml_cplan ggml_graph_plan(
                         // Per-thread: VKQ accmulator (DV), partial M, partial S + intra-thread scratch for V, Q and VKQ
                         size_t n_chunks = n_tasks;
                         size_t decode   = sizeof(float)*(neq2*n_chunks*(2+DV) + n_tasks*(DK + 2*DV));
-                        // + after the partials, each thread's state for all the heads of a step
-                        // (and the padding of the per-thread rows before the partials)
-                        decode += sizeof(float)*n_tasks*(ggml_compute_forward_flash_attn_ext_heads_work_size(neq2, DK, DV) + CACHE_LINE_SIZE_F32);
+                        // + after the partials, each thread's rows of the chunk function (which the
+                        // path without partials keeps from the start of the buffer), and the padding
+                        // of the per-thread rows before the partials
+                        const int64_t n_rows = node->src[0]->ne[1]*neq2*node->src[0]->ne[3];
+                        decode += sizeof(float)*n_tasks*(ggml_compute_forward_flash_attn_ext_rows_work_size(n_rows, DK, DV) + CACHE_LINE_SIZE_F32);
 
                         cur += MAX(prefill, decode);
                     } break;

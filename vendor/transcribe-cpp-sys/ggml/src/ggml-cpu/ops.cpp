@@ -8852,12 +8852,27 @@ static void ggml_flash_attn_ext_unmasked_range(const ggml_fp16_t * mp, int64_t *
     }
 }
 
+// Query rows a pass over the keys takes at once, at most.
+#define GGML_FA_ROWS_PER_PASS 256
+
+static int64_t ggml_flash_attn_ext_rows_per_pass(int64_t n_rows) {
+    return MIN(n_rows, GGML_FA_ROWS_PER_PASS);
+}
+
+size_t ggml_compute_forward_flash_attn_ext_rows_work_size(int64_t n_rows, int64_t DK, int64_t DV) {
+    // Q and the VKQ accumulator of each row of a pass (F32 at most) and an F32 row.
+    return (size_t) (ggml_flash_attn_ext_rows_per_pass(n_rows)*(DK + DV) + DV + CACHE_LINE_SIZE_F32);
+}
+
+// The query rows [ir0, ir1) over the keys [ic_start, ic_end). `scratch`:
+// ggml_compute_forward_flash_attn_ext_rows_work_size() floats of the thread's,
+// for all the query rows of `dst`.
 static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
-        const ggml_compute_params * params,
         ggml_tensor * dst,
         int ir0, int ir1,
         int64_t ic_start, int64_t ic_end,
-        float * partials, int64_t partial_stride) {
+        float * partials, int64_t partial_stride,
+        float * scratch) {
 
     const bool write_partials = (partials != nullptr);
     const ggml_tensor * q     = dst->src[0];
@@ -8934,323 +8949,214 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
     GGML_ASSERT((                            q_to_vec_dot) && "fattn: unsupported K-type");
     GGML_ASSERT((v->type == GGML_TYPE_F32 || v_to_float  ) && "fattn: unsupported V-type");
 
-    int ith = params->ith;
+    const int64_t rows_per_pass = ggml_flash_attn_ext_rows_per_pass(neq1*neq2*neq3);
 
-    for (int ir = ir0; ir < ir1; ++ir) {
-        // q indices
-        const int iq3 = ir/(neq2*neq1);
-        const int iq2 = (ir - iq3*neq2*neq1)/neq1;
-        const int iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
+    float * Q_rows   = scratch;                         // Q converted for the K type, a row of DK floats each
+    float * VKQ_rows = Q_rows + rows_per_pass*DK;       // FP32 (or FP16) VKQ accumulators
+    float * V32      = VKQ_rows + rows_per_pass*DV;     // (temporary) FP32 V buffer
 
-        const uint32_t h = iq2; // head index
-        const float slope = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
+    // The rows of a pass share its walk over the keys: at each key, each row
+    // in turn does its own online softmax step, in the order it would alone,
+    // so a row's result does not depend on the rows beside it. A KV cache
+    // ring keeps all heads of a position together, so one row at a time
+    // would stride through the whole ring once per row.
+    for (int rp0 = ir0; rp0 < ir1; rp0 += rows_per_pass) {
+        const int nr = MIN(rows_per_pass, ir1 - rp0);
 
-        float S = 0.0f;      // sum
-        float M = -INFINITY; // maximum KQ value
+        float               S[GGML_FA_ROWS_PER_PASS];      // sum
+        float               M[GGML_FA_ROWS_PER_PASS];      // maximum KQ value
+        float               slope[GGML_FA_ROWS_PER_PASS];
+        int64_t             ic_first[GGML_FA_ROWS_PER_PASS];
+        int64_t             ic_last[GGML_FA_ROWS_PER_PASS];
+        const ggml_fp16_t * mp[GGML_FA_ROWS_PER_PASS];
+        const char        * k_head[GGML_FA_ROWS_PER_PASS];
+        const char        * v_head[GGML_FA_ROWS_PER_PASS];
 
-        float       * VKQ32 = (float       *) params->wdata + ith*(1*DK + 2*DV + CACHE_LINE_SIZE_F32); // FP32 VKQ accumulator
-        float       * V32   =                 (VKQ32 + 1*DV); // (temporary) FP32 V buffer
-        ggml_fp16_t * VKQ16 = (ggml_fp16_t *) (VKQ32 + 1*DV); // (temporary) FP16 VKQ accumulator
-        ggml_fp16_t * Q_q   = (ggml_fp16_t *) (VKQ32 + 2*DV); // (temporary) buffer for Q converted to quantized/FP16
+        int64_t pass_first = ic_end;
+        int64_t pass_last  = ic_start;
 
-        if (v->type == GGML_TYPE_F16) {
-            memset(VKQ16, 0, DV*sizeof(ggml_fp16_t));
-        } else {
-            memset(VKQ32, 0, DV*sizeof(float));
+        for (int r = 0; r < nr; ++r) {
+            const int ir = rp0 + r;
+
+            // q indices
+            const int iq3 = ir/(neq2*neq1);
+            const int iq2 = (ir - iq3*neq2*neq1)/neq1;
+            const int iq1 = (ir - iq3*neq2*neq1 - iq2*neq1);
+
+            const uint32_t h = iq2; // head index
+            slope[r] = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
+
+            S[r] = 0.0f;
+            M[r] = -INFINITY;
+            memset(VKQ_rows + r*DV, 0, DV*sizeof(float));
+
+            mp[r] = mask ? (ggml_fp16_t *)((char *) mask->data + iq1*mask->nb[1] + (iq2%mask->ne[2])*mask->nb[2] + (iq3%mask->ne[3])*mask->nb[3]) : NULL;
+
+            // k and v indices
+            const int ik3 = iq3 / rk3;
+            const int ik2 = iq2 / rk2;
+            const int iv3 = iq3 / rv3;
+            const int iv2 = iq2 / rv2;
+
+            k_head[r] = (const char *) k->data + ik2*nbk2 + ik3*nbk3;
+            v_head[r] = (const char *) v->data + iv2*nbv2 + iv3*nbv3;
+
+            const float * pq = (const float *) ((char *) q->data + (iq1*nbq1 + iq2*nbq2 + iq3*nbq3));
+            q_to_vec_dot(pq, Q_rows + r*DK, DK);
+
+            ic_first[r] = ic_start;
+            ic_last[r]  = ic_end;
+            if (mp[r]) {
+                // The heads of a query row mostly share its mask row: trim it once.
+                int same = -1;
+                for (int j = r - 1; j >= 0 && j >= r - neq1; --j) {
+                    if (mp[j] == mp[r]) {
+                        same = j;
+                        break;
+                    }
+                }
+                if (same >= 0) {
+                    ic_first[r] = ic_first[same];
+                    ic_last[r]  = ic_last[same];
+                } else {
+                    ggml_flash_attn_ext_unmasked_range(mp[r], &ic_first[r], &ic_last[r]);
+                }
+            }
+            pass_first = MIN(pass_first, ic_first[r]);
+            pass_last  = MAX(pass_last,  ic_last[r]);
         }
-
-        const ggml_fp16_t * mp = mask ? (ggml_fp16_t *)((char *) mask->data + iq1*mask->nb[1] + (iq2%mask->ne[2])*mask->nb[2] + (iq3%mask->ne[3])*mask->nb[3]) : NULL;
-
-        // k indices
-        const int ik3 = iq3 / rk3;
-        const int ik2 = iq2 / rk2;
-
-        // v indices
-        const int iv3 = iq3 / rv3;
-        const int iv2 = iq2 / rv2;
-
-        const float * pq = (const float *) ((char *) q->data + (iq1*nbq1 + iq2*nbq2 + iq3*nbq3));
-        q_to_vec_dot(pq, Q_q, DK);
 
         // online softmax / attention
         // loop over n_kv and n_head_kv
         // ref: https://arxiv.org/pdf/2112.05682.pdf
-
-        int64_t ic_first = ic_start;
-        int64_t ic_last  = ic_end;
-        if (mp) {
-            ggml_flash_attn_ext_unmasked_range(mp, &ic_first, &ic_last);
-        }
-
-        for (int64_t ic = ic_first; ic < ic_last; ++ic) {
-            const float mv = mp ? slope*GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
-            if (mv == -INFINITY) {
-                continue;
-            }
-
-            float s; // KQ value
-
-            const char * k_data = (const char *) k->data + ( ic*nbk1 + ik2*nbk2 + ik3*nbk3);
-            kq_vec_dot(DK, &s, 0, k_data, 0, Q_q, 0, 1);
-
-            s = s*scale; // scale KQ value
-
-            if (logit_softcap != 0.0f) {
-                s = logit_softcap*tanhf(s);
-            }
-
-            s += mv; // apply mask
-
-            const float Mold = M;
-
-            float ms = 1.0f; // upon new higher max val, scale VKQ and KQ sum with this value
-            float vs = 1.0f; // post-softmax KQ value, expf(s - M)
-
-            const char * v_data = ((const char *) v->data + (ic*nbv1 + iv2*nbv2 + iv3*nbv3));
-
-            if (v->type == GGML_TYPE_F16) {
-                if (s > M) {
-                    // s is new maximum, ms < 1.0f, vs == expf(s - s) == 1.0f
-                    M = s;
-                    ms = expf(Mold - M);
-
-                    // V = V*expf(Mold - M)
-                    ggml_vec_scale_f16(DV, VKQ16, ms);
-                } else {
-                    // no new maximum, ms == 1.0f, vs != 1.0f
-                    vs = expf(s - M);
+        for (int64_t ic = pass_first; ic < pass_last; ++ic) {
+            for (int r = 0; r < nr; ++r) {
+                if (ic < ic_first[r] || ic >= ic_last[r]) {
+                    continue;
                 }
 
-                // V += v*expf(s - M)
-                ggml_vec_mad_f16(DV, VKQ16, (const ggml_fp16_t *) v_data, vs);
-            } else {
-                if (s > M) {
-                    // s is new maximum, ms < 1.0f, vs == expf(s - s) == 1.0f
-                    M = s;
-                    ms = expf(Mold - M);
+                const float mv = mp[r] ? slope[r]*GGML_CPU_FP16_TO_FP32(mp[r][ic]) : 0.0f;
+                if (mv == -INFINITY) {
+                    continue;
+                }
 
-                    // V = V*expf(Mold - M)
+                float s; // KQ value
+
+                kq_vec_dot(DK, &s, 0, k_head[r] + ic*nbk1, 0, Q_rows + r*DK, 0, 1);
+
+                s = s*scale; // scale KQ value
+
+                if (logit_softcap != 0.0f) {
+                    s = logit_softcap*tanhf(s);
+                }
+
+                s += mv; // apply mask
+
+                const float Mold = M[r];
+
+                float ms = 1.0f; // upon new higher max val, scale VKQ and KQ sum with this value
+                float vs = 1.0f; // post-softmax KQ value, expf(s - M)
+
+                const char * v_data = v_head[r] + ic*nbv1;
+
+                if (v->type == GGML_TYPE_F16) {
+                    ggml_fp16_t * VKQ16 = (ggml_fp16_t *) (VKQ_rows + r*DV); // FP16 VKQ accumulator
+
+                    if (s > M[r]) {
+                        // s is new maximum, ms < 1.0f, vs == expf(s - s) == 1.0f
+                        M[r] = s;
+                        ms = expf(Mold - M[r]);
+
+                        // V = V*expf(Mold - M)
+                        ggml_vec_scale_f16(DV, VKQ16, ms);
+                    } else {
+                        // no new maximum, ms == 1.0f, vs != 1.0f
+                        vs = expf(s - M[r]);
+                    }
+
+                    // V += v*expf(s - M)
+                    ggml_vec_mad_f16(DV, VKQ16, (const ggml_fp16_t *) v_data, vs);
+                } else {
+                    float * VKQ32 = VKQ_rows + r*DV; // FP32 VKQ accumulator
+
+                    if (s > M[r]) {
+                        // s is new maximum, ms < 1.0f, vs == expf(s - s) == 1.0f
+                        M[r] = s;
+                        ms = expf(Mold - M[r]);
+
+                        // V = V*expf(Mold - M)
+                        ggml_vec_scale_f32(DV, VKQ32, ms);
+                    } else {
+                        // no new maximum, ms == 1.0f, vs != 1.0f
+                        vs = expf(s - M[r]);
+                    }
+
+                    // V += v*expf(s - M)
+                    if (v_to_float) {
+                        v_to_float(v_data, V32, DV);
+                        ggml_vec_mad_f32(DV, VKQ32, V32, vs);
+                    } else {
+                        // V is F32
+                        ggml_vec_mad_f32(DV, VKQ32, (const float *) v_data, vs);
+                    }
+                }
+
+                S[r] = S[r]*ms + vs; // scale and increment sum with partial sum
+            }
+        }
+
+        for (int r = 0; r < nr; ++r) {
+            const int ir = rp0 + r;
+
+            float * VKQ32 = VKQ_rows + r*DV;
+            if (v->type == GGML_TYPE_F16) {
+                const ggml_fp16_t * VKQ16 = (const ggml_fp16_t *) VKQ32;
+                for (int64_t d = 0; d < DV; ++d) {
+                    V32[d] = GGML_CPU_FP16_TO_FP32(VKQ16[d]);
+                }
+                memcpy(VKQ32, V32, DV*sizeof(float));
+            }
+
+            // sinks - apply only on the first kv-chunk
+            if (sinks && ic_start == 0) {
+                const int iq2 = (ir - (ir/(neq2*neq1))*neq2*neq1)/neq1;
+                const float s = ((float *)((char *) sinks->data))[iq2];
+
+                float ms = 1.0f;
+                float vs = 1.0f;
+
+                if (s > M[r]) {
+                    ms = expf(M[r] - s);
+                    M[r] = s;
                     ggml_vec_scale_f32(DV, VKQ32, ms);
                 } else {
-                    // no new maximum, ms == 1.0f, vs != 1.0f
-                    vs = expf(s - M);
+                    vs = expf(s - M[r]);
                 }
 
-                // V += v*expf(s - M)
-                if (v_to_float) {
-                    v_to_float(v_data, V32, DV);
-                    ggml_vec_mad_f32(DV, VKQ32, V32, vs);
-                } else {
-                    // V is F32
-                    ggml_vec_mad_f32(DV, VKQ32, (const float *) v_data, vs);
-                }
+                S[r] = S[r]*ms + vs;
             }
 
-            S = S*ms + vs; // scale and increment sum with partial sum
-        }
-
-        if (v->type == GGML_TYPE_F16) {
-            for (int64_t d = 0; d < DV; ++d) {
-                VKQ32[d] = GGML_CPU_FP16_TO_FP32(VKQ16[d]);
-            }
-        }
-
-        // sinks - apply only on the first kv-chunk
-        if (sinks && ic_start == 0) {
-            const float s = ((float *)((char *) sinks->data))[h];
-
-            float ms = 1.0f;
-            float vs = 1.0f;
-
-            if (s > M) {
-                ms = expf(M - s);
-                M = s;
-                ggml_vec_scale_f32(DV, VKQ32, ms);
+            if (write_partials) {
+                // Write M, S, VKQ to partials for later reduction
+                // partials layout: [M, S, VKQ[DV]] per query head
+                float * partial = partials + ir * partial_stride;
+                partial[0] = M[r];
+                partial[1] = S[r];
+                memcpy(partial + 2, VKQ32, DV * sizeof(float));
             } else {
-                vs = expf(s - M);
+                // V /= S
+                const float S_inv = S[r] == 0.0f ? 0.0f : 1.0f/S[r];
+                ggml_vec_scale_f32(DV, VKQ32, S_inv);
+
+                // dst indices
+                const int i3 = ir/(neq2*neq1);
+                const int i2 = (ir - i3*neq2*neq1)/neq1;
+                const int i1 = (ir - i3*neq2*neq1 - i2*neq1);
+
+                // permute(0, 2, 1, 3)
+                memcpy((char *) dst->data + (i3*ne2*ne1 + i2 + i1*ne1)*nb1, VKQ32, nb1);
             }
-
-            S = S*ms + vs;
         }
-
-        if (write_partials) {
-            // Write M, S, VKQ to partials for later reduction
-            // partials layout: [M, S, VKQ[DV]] per query head
-            float * partial = partials + ir * partial_stride;
-            partial[0] = M;
-            partial[1] = S;
-            memcpy(partial + 2, VKQ32, DV * sizeof(float));
-        } else {
-            // V /= S
-            const float S_inv = S == 0.0f ? 0.0f : 1.0f/S;
-            ggml_vec_scale_f32(DV, VKQ32, S_inv);
-
-            // dst indices
-            const int i1 = iq1;
-            const int i2 = iq2;
-            const int i3 = iq3;
-
-            // permute(0, 2, 1, 3)
-            memcpy((char *) dst->data + (i3*ne2*ne1 + i2 + i1*ne1)*nb1, VKQ32, nb1);
-        }
-    }
-}
-
-size_t ggml_compute_forward_flash_attn_ext_heads_work_size(int64_t n_head, int64_t DK, int64_t DV) {
-    // Q in F16, the F16 accumulator, S, M and the slope per head; an F32 row.
-    return (size_t) (n_head*(DK + DV)/2 + 3*n_head + DV + 2*CACHE_LINE_SIZE_F32);
-}
-
-static bool ggml_flash_attn_ext_heads_applies(const ggml_tensor * dst) {
-    const ggml_tensor * q    = dst->src[0];
-    const ggml_tensor * k    = dst->src[1];
-    const ggml_tensor * v    = dst->src[2];
-    const ggml_tensor * mask = dst->src[3];
-    return q->ne[1] == 1 && q->ne[3] == 1 && k->ne[3] == 1 && v->ne[3] == 1 &&
-           k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
-           q->ne[2] % k->ne[2] == 0 && q->ne[2] % v->ne[2] == 0 &&
-           (mask == nullptr || (mask->ne[2] == 1 && mask->ne[3] == 1));
-}
-
-// One query row per head (a decoder step), F16 K and V, one mask row shared
-// by all heads: every head over the keys [ic_start, ic_end) in one pass, a
-// key's rows read once for all the heads that use them. The caches of a
-// KV ring are position-major, so one head at a time (the chunk above) strides
-// through all of the ring once per head. Each head's arithmetic is that of
-// ggml_compute_forward_flash_attn_ext_f16_one_chunk, in the same order; the
-// results and partials are the same bits. `scratch`: the per-thread state of
-// ggml_compute_forward_flash_attn_ext_heads_work_size() floats.
-static void ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
-        const ggml_tensor * dst,
-        int64_t ic_start, int64_t ic_end,
-        float * partials, int64_t partial_stride,
-        float * scratch) {
-
-    const ggml_tensor * q     = dst->src[0];
-    const ggml_tensor * k     = dst->src[1];
-    const ggml_tensor * v     = dst->src[2];
-    const ggml_tensor * mask  = dst->src[3];
-    const ggml_tensor * sinks = dst->src[4];
-
-    const int64_t DK     = k->ne[0];
-    const int64_t DV     = v->ne[0];
-    const int64_t n_head = q->ne[2];
-    const int64_t rk2    = n_head/k->ne[2];
-    const int64_t rv2    = n_head/v->ne[2];
-
-    float scale         = 1.0f;
-    float max_bias      = 0.0f;
-    float logit_softcap = 0.0f;
-
-    memcpy(&scale,         (float *) dst->op_params + 0, sizeof(float));
-    memcpy(&max_bias,      (float *) dst->op_params + 1, sizeof(float));
-    memcpy(&logit_softcap, (float *) dst->op_params + 2, sizeof(float));
-
-    if (logit_softcap != 0) {
-        scale /= logit_softcap;
-    }
-
-    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2(n_head));
-
-    const float m0 = powf(2.0f, -(max_bias       ) / n_head_log2);
-    const float m1 = powf(2.0f, -(max_bias / 2.0f) / n_head_log2);
-
-    ggml_type         const k_vec_dot_type = ggml_get_type_traits_cpu(k->type)->vec_dot_type;
-    ggml_from_float_t const q_to_vec_dot   = ggml_get_type_traits_cpu(k_vec_dot_type)->from_float;
-    ggml_vec_dot_t    const kq_vec_dot     = ggml_get_type_traits_cpu(k->type)->vec_dot;
-
-    ggml_fp16_t * Q_q   = (ggml_fp16_t *) scratch;    // [n_head][DK]
-    ggml_fp16_t * VKQ16 = Q_q + n_head*DK;            // [n_head][DV]
-    float       * S     = scratch + n_head*(DK + DV)/2 + CACHE_LINE_SIZE_F32;
-    float       * M     = S + n_head;
-    float       * slope = M + n_head;
-    float       * VKQ32 = slope + n_head;             // [DV]
-
-    for (int64_t h = 0; h < n_head; ++h) {
-        slope[h] = (max_bias > 0.0f) ? h < n_head_log2 ? powf(m0, h + 1) : powf(m1, 2*(h - n_head_log2) + 1) : 1.0f;
-        S[h]     = 0.0f;
-        M[h]     = -INFINITY;
-        memset(VKQ16 + h*DV, 0, DV*sizeof(ggml_fp16_t));
-        q_to_vec_dot((const float *) ((const char *) q->data + h*q->nb[2]), Q_q + h*DK, DK);
-    }
-
-    const ggml_fp16_t * mp = mask ? (const ggml_fp16_t *) mask->data : NULL;
-
-    int64_t ic_first = ic_start;
-    int64_t ic_last  = ic_end;
-    if (mp) {
-        ggml_flash_attn_ext_unmasked_range(mp, &ic_first, &ic_last);
-    }
-
-    for (int64_t ic = ic_first; ic < ic_last; ++ic) {
-        const float  mask_v = mp ? GGML_CPU_FP16_TO_FP32(mp[ic]) : 0.0f;
-        const char * k_row  = (const char *) k->data + ic*k->nb[1];
-        const char * v_row  = (const char *) v->data + ic*v->nb[1];
-
-        for (int64_t h = 0; h < n_head; ++h) {
-            const float mv = mp ? slope[h]*mask_v : 0.0f;
-            if (mv == -INFINITY) {
-                continue;
-            }
-
-            float s; // KQ value
-            kq_vec_dot(DK, &s, 0, k_row + (h/rk2)*k->nb[2], 0, Q_q + h*DK, 0, 1);
-
-            s = s*scale; // scale KQ value
-
-            if (logit_softcap != 0.0f) {
-                s = logit_softcap*tanhf(s);
-            }
-
-            s += mv; // apply mask
-
-            const float Mold = M[h];
-
-            float ms = 1.0f; // upon new higher max val, scale VKQ and KQ sum with this value
-            float vs = 1.0f; // post-softmax KQ value, expf(s - M)
-
-            ggml_fp16_t * vkq = VKQ16 + h*DV;
-            if (s > M[h]) {
-                M[h] = s;
-                ms = expf(Mold - M[h]);
-                ggml_vec_scale_f16(DV, vkq, ms);
-            } else {
-                vs = expf(s - M[h]);
-            }
-
-            ggml_vec_mad_f16(DV, vkq, (const ggml_fp16_t *) (v_row + (h/rv2)*v->nb[2]), vs);
-
-            S[h] = S[h]*ms + vs;
-        }
-    }
-
-    for (int64_t h = 0; h < n_head; ++h) {
-        for (int64_t d = 0; d < DV; ++d) {
-            VKQ32[d] = GGML_CPU_FP16_TO_FP32(VKQ16[h*DV + d]);
-        }
-
-        // sinks - apply only on the first kv-chunk
-        if (sinks && ic_start == 0) {
-            const float sv = ((float *)((char *) sinks->data))[h];
-
-            float ms = 1.0f;
-            float vs = 1.0f;
-
-            if (sv > M[h]) {
-                ms = expf(M[h] - sv);
-                M[h] = sv;
-                ggml_vec_scale_f32(DV, VKQ32, ms);
-            } else {
-                vs = expf(sv - M[h]);
-            }
-
-            S[h] = S[h]*ms + vs;
-        }
-
-        float * partial = partials + h*partial_stride;
-        partial[0] = M[h];
-        partial[1] = S[h];
-        memcpy(partial + 2, VKQ32, DV*sizeof(float));
     }
 }
 
@@ -9678,18 +9584,12 @@ static void ggml_compute_forward_flash_attn_ext_f16(
         const int64_t partial_stride = nth * partial_size;
         float *       chunk_partials = partials_base + ith * partial_size;
 
-        if (ic_start < nek1 && ggml_flash_attn_ext_heads_applies(dst)) {
-            // After the partials: each thread's state for all the heads.
-            const size_t heads_size = ggml_compute_forward_flash_attn_ext_heads_work_size(neq2, DK, DV);
-            float * heads_scratch = partials_base + neq2*partial_stride + ith*heads_size;
-            ggml_compute_forward_flash_attn_ext_f16_heads_chunk(
-                dst, ic_start, ic_end, chunk_partials, partial_stride, heads_scratch);
-        } else if (ic_start < nek1) {
-            for (int64_t q_head = 0; q_head < neq2; q_head++) {
-                ggml_compute_forward_flash_attn_ext_f16_one_chunk(
-                    params, dst, q_head, q_head + 1, ic_start, ic_end,
-                    chunk_partials, partial_stride);
-            }
+        if (ic_start < nek1) {
+            // After the partials, each thread's rows (all the heads of the step).
+            float * scratch = partials_base + neq2*partial_stride +
+                              ith*ggml_compute_forward_flash_attn_ext_rows_work_size(neq2, DK, DV);
+            ggml_compute_forward_flash_attn_ext_f16_one_chunk(
+                dst, 0, neq2, ic_start, ic_end, chunk_partials, partial_stride, scratch);
         } else {
             for (int64_t q_head = 0; q_head < neq2; q_head++) {
                 float * q_partials = chunk_partials + q_head * partial_stride;
@@ -9748,7 +9648,8 @@ static void ggml_compute_forward_flash_attn_ext_f16(
             if (use_tiled) {
                 ggml_compute_forward_flash_attn_ext_tiled(params, dst, ir0, ir1);
             } else {
-                ggml_compute_forward_flash_attn_ext_f16_one_chunk(params, dst, ir0, ir1, 0, nek1, nullptr, 0);
+                float * scratch = (float *) params->wdata + ith*ggml_compute_forward_flash_attn_ext_rows_work_size(nr, DK, DV);
+                ggml_compute_forward_flash_attn_ext_f16_one_chunk(dst, ir0, ir1, 0, nek1, nullptr, 0, scratch);
             }
 
             current_chunk = ggml_threadpool_chunk_add(params->threadpool, 1);

@@ -87,9 +87,7 @@ void ggml_compute_forward_leaky_relu(const struct ggml_compute_params * params, 
 void ggml_compute_forward_tri(const struct ggml_compute_params * params, struct ggml_tensor * dst);
 void ggml_compute_forward_fill(const struct ggml_compute_params * params, struct ggml_tensor * dst);
 void ggml_compute_forward_flash_attn_ext(const struct ggml_compute_params * params, struct ggml_tensor * dst);
-// Floats of scratch per thread that a decoder step's flash attention takes
-// for all its heads at once (ggml_graph_plan adds it to the work size).
-size_t ggml_compute_forward_flash_attn_ext_heads_work_size(int64_t n_head, int64_t DK, int64_t DV);
+size_t ggml_compute_forward_flash_attn_ext_rows_work_size(int64_t n_rows, int64_t DK, int64_t DV);
 void ggml_compute_forward_flash_attn_back(
         const struct ggml_compute_params * params,
         const bool masked,

@@ -131,6 +131,17 @@ static inline __m512i mul_sum_us8_pairs_acc_int32x16(const __m512i acc, const __
 #endif
 }
 
+#if defined(__AVX512VNNI__)
+// acc plus, in each 32-bit lane, the four products of its unsigned bytes of u and signed bytes of s, for four pairs
+static inline __m512i dpbusd_x4_int32x16(__m512i acc, const __m512i u0, const __m512i s0, const __m512i u1, const __m512i s1,
+                                         const __m512i u2, const __m512i s2, const __m512i u3, const __m512i s3) {
+    acc = _mm512_dpbusd_epi32(acc, u0, s0);
+    acc = _mm512_dpbusd_epi32(acc, u1, s1);
+    acc = _mm512_dpbusd_epi32(acc, u2, s2);
+    return _mm512_dpbusd_epi32(acc, u3, s3);
+}
+#endif
+
 // multiply int8_t, add results pairwise twice and return as 512 bit int vector，then add the accumulator
 static inline __m512i mul_sum_i8_pairs_acc_int32x16(const __m512i acc, const __m512i x, const __m512i y) {
     const __m512i zero = _mm512_setzero_si512();
@@ -1623,6 +1634,37 @@ void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                     __m256i iacc_0 = _mm256_setzero_si256();
                     __m256i iacc_1 = _mm256_setzero_si256();
 
+                    // VNNI sums each lane's four products in 32 bits: the same integers as the
+                    // int16 sums below (16 products of a 4-bit and an 8-bit value cannot saturate)
+#if (defined(__AVX512VNNI__) && defined(__AVX512VL__)) || defined(__AVXVNNI__)
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_00 ,_mm256_shuffle_epi32(rhs_vec_4567_00, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 0));
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_00, 177) ,rhs_vec_4567_00, 170), _mm256_shuffle_epi32(lhs_vec_00, 85));
+
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_01 ,_mm256_shuffle_epi32(rhs_vec_4567_01, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 170));
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_01, 177) ,rhs_vec_4567_01, 170), _mm256_shuffle_epi32(lhs_vec_00, 255));
+
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_02 ,_mm256_shuffle_epi32(rhs_vec_4567_02, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 0));
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_02, 177) ,rhs_vec_4567_02, 170), _mm256_shuffle_epi32(lhs_vec_01, 85));
+
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_03 ,_mm256_shuffle_epi32(rhs_vec_4567_03, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 170));
+                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_03, 177) ,rhs_vec_4567_03, 170), _mm256_shuffle_epi32(lhs_vec_01, 255));
+
+                    iacc_0 = _mm256_mullo_epi32(iacc_0, _mm256_srli_epi32(scales_0, 16));
+
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_10 ,_mm256_shuffle_epi32(rhs_vec_4567_10, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 0));
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_10, 177) ,rhs_vec_4567_10, 170), _mm256_shuffle_epi32(lhs_vec_10, 85));
+
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_11 ,_mm256_shuffle_epi32(rhs_vec_4567_11, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 170));
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_11, 177) ,rhs_vec_4567_11, 170), _mm256_shuffle_epi32(lhs_vec_10, 255));
+
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_12 ,_mm256_shuffle_epi32(rhs_vec_4567_12, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 0));
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_12, 177) ,rhs_vec_4567_12, 170), _mm256_shuffle_epi32(lhs_vec_11, 85));
+
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_13 ,_mm256_shuffle_epi32(rhs_vec_4567_13, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 170));
+                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_13, 177) ,rhs_vec_4567_13, 170), _mm256_shuffle_epi32(lhs_vec_11, 255));
+
+                    iacc_1 = _mm256_mullo_epi32(iacc_1, _mm256_srli_epi32(scales_1, 16));
+#else
                     iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_00 ,_mm256_shuffle_epi32(rhs_vec_4567_00, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 0)));
                     iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_00, 177) ,rhs_vec_4567_00, 170), _mm256_shuffle_epi32(lhs_vec_00, 85)));
 
@@ -1650,6 +1692,7 @@ void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                     iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_13, 177) ,rhs_vec_4567_13, 170), _mm256_shuffle_epi32(lhs_vec_11, 255)));
 
                     iacc_1 = _mm256_madd_epi16(iacc_1, scales_1);
+#endif
 
                     // Accumulate the iacc value for one sb
                     __m256i iacc_sb = _mm256_add_epi32(iacc_0, iacc_1);
@@ -2280,48 +2323,24 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
 
                         // Load the four block_q8_k quantized values interleaved with each other in chunks of eight bytes - A0,A1,A2,A3
                         // Loaded as set of 128 bit vectors and repeated and stored into a 256 bit vector before again repeating into 512 bit vector
-                        __m256i lhs_mat_ymm_0123_00 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_00 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_00, lhs_mat_ymm_0123_00, 0);
-                        __m256i lhs_mat_ymm_23_00 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_00, lhs_mat_ymm_0123_00, 17);
-                        __m256i lhs_mat_ymm_0123_01 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 32 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_01 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_01, lhs_mat_ymm_0123_01, 0);
-                        __m256i lhs_mat_ymm_23_01 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_01, lhs_mat_ymm_0123_01, 17);
-                        __m256i lhs_mat_ymm_0123_02 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 64 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_02 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_02, lhs_mat_ymm_0123_02, 0);
-                        __m256i lhs_mat_ymm_23_02 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_02, lhs_mat_ymm_0123_02, 17);
-                        __m256i lhs_mat_ymm_0123_03 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 96 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_03 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_03, lhs_mat_ymm_0123_03, 0);
-                        __m256i lhs_mat_ymm_23_03 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_03, lhs_mat_ymm_0123_03, 17);
-                        __m256i lhs_mat_ymm_0123_10 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 128 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_10 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_10, lhs_mat_ymm_0123_10, 0);
-                        __m256i lhs_mat_ymm_23_10 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_10, lhs_mat_ymm_0123_10, 17);
-                        __m256i lhs_mat_ymm_0123_11 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 160 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_11 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_11, lhs_mat_ymm_0123_11, 0);
-                        __m256i lhs_mat_ymm_23_11 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_11, lhs_mat_ymm_0123_11, 17);
-                        __m256i lhs_mat_ymm_0123_12 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 192 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_12 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_12, lhs_mat_ymm_0123_12, 0);
-                        __m256i lhs_mat_ymm_23_12 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_12, lhs_mat_ymm_0123_12, 17);
-                        __m256i lhs_mat_ymm_0123_13 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].qs + 224 + 256 * sb)));
-                        __m256i lhs_mat_ymm_01_13 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_13, lhs_mat_ymm_0123_13, 0);
-                        __m256i lhs_mat_ymm_23_13 = _mm256_permute2f128_si256(lhs_mat_ymm_0123_13, lhs_mat_ymm_0123_13, 17);
+                        // Rows A0,A1 and A2,A3 of each 32 bytes of the four interleaved block_q8_K, each repeated into all four 128-bit lanes
+                        const __m512i lhs_mat_01_00 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 256 * sb)));
+                        const __m512i lhs_mat_23_00 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 16 + 256 * sb)));
+                        const __m512i lhs_mat_01_01 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 32 + 256 * sb)));
+                        const __m512i lhs_mat_23_01 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 48 + 256 * sb)));
+                        const __m512i lhs_mat_01_02 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 64 + 256 * sb)));
+                        const __m512i lhs_mat_23_02 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 80 + 256 * sb)));
+                        const __m512i lhs_mat_01_03 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 96 + 256 * sb)));
+                        const __m512i lhs_mat_23_03 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 112 + 256 * sb)));
+                        const __m512i lhs_mat_01_10 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 128 + 256 * sb)));
+                        const __m512i lhs_mat_23_10 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 144 + 256 * sb)));
+                        const __m512i lhs_mat_01_11 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 160 + 256 * sb)));
+                        const __m512i lhs_mat_23_11 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 176 + 256 * sb)));
+                        const __m512i lhs_mat_01_12 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 192 + 256 * sb)));
+                        const __m512i lhs_mat_23_12 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 208 + 256 * sb)));
+                        const __m512i lhs_mat_01_13 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 224 + 256 * sb)));
+                        const __m512i lhs_mat_23_13 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a_ptrs[rp][b].qs + 240 + 256 * sb)));
 
-                        __m512i lhs_mat_01_00 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_00), lhs_mat_ymm_01_00, 1);
-                        __m512i lhs_mat_23_00 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_00), lhs_mat_ymm_23_00, 1);
-                        __m512i lhs_mat_01_01 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_01), lhs_mat_ymm_01_01, 1);
-                        __m512i lhs_mat_23_01 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_01), lhs_mat_ymm_23_01, 1);
-                        __m512i lhs_mat_01_02 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_02), lhs_mat_ymm_01_02, 1);
-                        __m512i lhs_mat_23_02 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_02), lhs_mat_ymm_23_02, 1);
-                        __m512i lhs_mat_01_03 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_03), lhs_mat_ymm_01_03, 1);
-                        __m512i lhs_mat_23_03 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_03), lhs_mat_ymm_23_03, 1);
-
-                        __m512i lhs_mat_01_10 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_10), lhs_mat_ymm_01_10, 1);
-                        __m512i lhs_mat_23_10 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_10), lhs_mat_ymm_23_10, 1);
-                        __m512i lhs_mat_01_11 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_11), lhs_mat_ymm_01_11, 1);
-                        __m512i lhs_mat_23_11 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_11), lhs_mat_ymm_23_11, 1);
-                        __m512i lhs_mat_01_12 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_12), lhs_mat_ymm_01_12, 1);
-                        __m512i lhs_mat_23_12 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_12), lhs_mat_ymm_23_12, 1);
-                        __m512i lhs_mat_01_13 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_01_13), lhs_mat_ymm_01_13, 1);
-                        __m512i lhs_mat_23_13 = _mm512_inserti32x8(_mm512_castsi256_si512(lhs_mat_ymm_23_13), lhs_mat_ymm_23_13, 1);
 
                         // Bsums are loaded - four bsums are loaded (for two sub blocks) for the different Q8_K blocks
                         __m256i lhs_bsums_0123_01 = _mm256_loadu_si256((const __m256i * )((a_ptrs[rp][b].bsums + 16 * sb)));
@@ -2367,6 +2386,18 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                         const __m512i lhs_mat_23_13_sp2 = _mm512_shuffle_epi32(lhs_mat_23_13, (_MM_PERM_ENUM)245); //A12(28-31) A12(28-31) A13(28-31) A13(28-31) A12(28-31) A12(28-31) A13(28-31) A13(28-31) A12(28-31) A12(28-31) A13(28-31) A13(28-31) A12(28-31) A12(28-31) A13(28-31) A13(28-31)
 
                         // The values arranged in shuffle patterns are operated with dot product operation within 32 bit lane i.e corresponding bytes and multiplied and added into 32 bit integers within 32 bit lane
+                        // VNNI sums each lane's four products in 32 bits: the same integers as the
+                        // int16 sums below (16 products of a 4-bit and an 8-bit value cannot saturate)
+#if defined(__AVX512VNNI__)
+                        __m512i iacc_mat_00_0 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_014589CD_00_sp1, lhs_mat_01_00_sp1, rhs_mat_014589CD_01_sp1, lhs_mat_01_01_sp1, rhs_mat_014589CD_02_sp1, lhs_mat_01_02_sp1, rhs_mat_014589CD_03_sp1, lhs_mat_01_03_sp1), rhs_mat_014589CD_00_sp2, lhs_mat_01_00_sp2, rhs_mat_014589CD_01_sp2, lhs_mat_01_01_sp2, rhs_mat_014589CD_02_sp2, lhs_mat_01_02_sp2, rhs_mat_014589CD_03_sp2, lhs_mat_01_03_sp2), _mm512_srli_epi32(scale_014589CD_0, 16));
+                        __m512i iacc_mat_01_0 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_2367ABEF_00_sp1, lhs_mat_01_00_sp1, rhs_mat_2367ABEF_01_sp1, lhs_mat_01_01_sp1, rhs_mat_2367ABEF_02_sp1, lhs_mat_01_02_sp1, rhs_mat_2367ABEF_03_sp1, lhs_mat_01_03_sp1), rhs_mat_2367ABEF_00_sp2, lhs_mat_01_00_sp2, rhs_mat_2367ABEF_01_sp2, lhs_mat_01_01_sp2, rhs_mat_2367ABEF_02_sp2, lhs_mat_01_02_sp2, rhs_mat_2367ABEF_03_sp2, lhs_mat_01_03_sp2), _mm512_srli_epi32(scale_2367ABEF_0, 16));
+                        __m512i iacc_mat_10_0 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_014589CD_00_sp1, lhs_mat_23_00_sp1, rhs_mat_014589CD_01_sp1, lhs_mat_23_01_sp1, rhs_mat_014589CD_02_sp1, lhs_mat_23_02_sp1, rhs_mat_014589CD_03_sp1, lhs_mat_23_03_sp1), rhs_mat_014589CD_00_sp2, lhs_mat_23_00_sp2, rhs_mat_014589CD_01_sp2, lhs_mat_23_01_sp2, rhs_mat_014589CD_02_sp2, lhs_mat_23_02_sp2, rhs_mat_014589CD_03_sp2, lhs_mat_23_03_sp2), _mm512_srli_epi32(scale_014589CD_0, 16));
+                        __m512i iacc_mat_11_0 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_2367ABEF_00_sp1, lhs_mat_23_00_sp1, rhs_mat_2367ABEF_01_sp1, lhs_mat_23_01_sp1, rhs_mat_2367ABEF_02_sp1, lhs_mat_23_02_sp1, rhs_mat_2367ABEF_03_sp1, lhs_mat_23_03_sp1), rhs_mat_2367ABEF_00_sp2, lhs_mat_23_00_sp2, rhs_mat_2367ABEF_01_sp2, lhs_mat_23_01_sp2, rhs_mat_2367ABEF_02_sp2, lhs_mat_23_02_sp2, rhs_mat_2367ABEF_03_sp2, lhs_mat_23_03_sp2), _mm512_srli_epi32(scale_2367ABEF_0, 16));
+                        __m512i iacc_mat_00_1 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_014589CD_10_sp1, lhs_mat_01_10_sp1, rhs_mat_014589CD_11_sp1, lhs_mat_01_11_sp1, rhs_mat_014589CD_12_sp1, lhs_mat_01_12_sp1, rhs_mat_014589CD_13_sp1, lhs_mat_01_13_sp1), rhs_mat_014589CD_10_sp2, lhs_mat_01_10_sp2, rhs_mat_014589CD_11_sp2, lhs_mat_01_11_sp2, rhs_mat_014589CD_12_sp2, lhs_mat_01_12_sp2, rhs_mat_014589CD_13_sp2, lhs_mat_01_13_sp2), _mm512_srli_epi32(scale_014589CD_1, 16));
+                        __m512i iacc_mat_01_1 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_2367ABEF_10_sp1, lhs_mat_01_10_sp1, rhs_mat_2367ABEF_11_sp1, lhs_mat_01_11_sp1, rhs_mat_2367ABEF_12_sp1, lhs_mat_01_12_sp1, rhs_mat_2367ABEF_13_sp1, lhs_mat_01_13_sp1), rhs_mat_2367ABEF_10_sp2, lhs_mat_01_10_sp2, rhs_mat_2367ABEF_11_sp2, lhs_mat_01_11_sp2, rhs_mat_2367ABEF_12_sp2, lhs_mat_01_12_sp2, rhs_mat_2367ABEF_13_sp2, lhs_mat_01_13_sp2), _mm512_srli_epi32(scale_2367ABEF_1, 16));
+                        __m512i iacc_mat_10_1 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_014589CD_10_sp1, lhs_mat_23_10_sp1, rhs_mat_014589CD_11_sp1, lhs_mat_23_11_sp1, rhs_mat_014589CD_12_sp1, lhs_mat_23_12_sp1, rhs_mat_014589CD_13_sp1, lhs_mat_23_13_sp1), rhs_mat_014589CD_10_sp2, lhs_mat_23_10_sp2, rhs_mat_014589CD_11_sp2, lhs_mat_23_11_sp2, rhs_mat_014589CD_12_sp2, lhs_mat_23_12_sp2, rhs_mat_014589CD_13_sp2, lhs_mat_23_13_sp2), _mm512_srli_epi32(scale_014589CD_1, 16));
+                        __m512i iacc_mat_11_1 = _mm512_mullo_epi32(dpbusd_x4_int32x16(dpbusd_x4_int32x16(_mm512_setzero_si512(), rhs_mat_2367ABEF_10_sp1, lhs_mat_23_10_sp1, rhs_mat_2367ABEF_11_sp1, lhs_mat_23_11_sp1, rhs_mat_2367ABEF_12_sp1, lhs_mat_23_12_sp1, rhs_mat_2367ABEF_13_sp1, lhs_mat_23_13_sp1), rhs_mat_2367ABEF_10_sp2, lhs_mat_23_10_sp2, rhs_mat_2367ABEF_11_sp2, lhs_mat_23_11_sp2, rhs_mat_2367ABEF_12_sp2, lhs_mat_23_12_sp2, rhs_mat_2367ABEF_13_sp2, lhs_mat_23_13_sp2), _mm512_srli_epi32(scale_2367ABEF_1, 16));
+#else
                         __m512i iacc_mat_00_0_sp1 = _mm512_add_epi16(_mm512_add_epi16(_mm512_add_epi16(_mm512_maddubs_epi16(rhs_mat_014589CD_03_sp1, lhs_mat_01_03_sp1), _mm512_maddubs_epi16(rhs_mat_014589CD_02_sp1, lhs_mat_01_02_sp1)), _mm512_maddubs_epi16(rhs_mat_014589CD_01_sp1, lhs_mat_01_01_sp1)), _mm512_maddubs_epi16(rhs_mat_014589CD_00_sp1, lhs_mat_01_00_sp1));
                         __m512i iacc_mat_01_0_sp1 = _mm512_add_epi16(_mm512_add_epi16(_mm512_add_epi16(_mm512_maddubs_epi16(rhs_mat_2367ABEF_03_sp1, lhs_mat_01_03_sp1), _mm512_maddubs_epi16(rhs_mat_2367ABEF_02_sp1, lhs_mat_01_02_sp1)), _mm512_maddubs_epi16(rhs_mat_2367ABEF_01_sp1, lhs_mat_01_01_sp1)), _mm512_maddubs_epi16(rhs_mat_2367ABEF_00_sp1, lhs_mat_01_00_sp1));
                         __m512i iacc_mat_10_0_sp1 = _mm512_add_epi16(_mm512_add_epi16(_mm512_add_epi16(_mm512_maddubs_epi16(rhs_mat_014589CD_03_sp1, lhs_mat_23_03_sp1), _mm512_maddubs_epi16(rhs_mat_014589CD_02_sp1, lhs_mat_23_02_sp1)), _mm512_maddubs_epi16(rhs_mat_014589CD_01_sp1, lhs_mat_23_01_sp1)), _mm512_maddubs_epi16(rhs_mat_014589CD_00_sp1, lhs_mat_23_00_sp1));
@@ -2405,6 +2436,7 @@ void ggml_gemm_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
                         iacc_mat_01_1 = _mm512_madd_epi16(iacc_mat_01_1, scale_2367ABEF_1);
                         iacc_mat_10_1 = _mm512_madd_epi16(iacc_mat_10_1, scale_014589CD_1);
                         iacc_mat_11_1 = _mm512_madd_epi16(iacc_mat_11_1, scale_2367ABEF_1);
+#endif
 
                         // Straighten out to make 4 row vectors (4 for each sub block which are accumulated together in the next step)
                         __m512i iacc_row_0_0 = _mm512_mask_blend_epi32(0xCCCC, iacc_mat_00_0, _mm512_shuffle_epi32(iacc_mat_01_0, (_MM_PERM_ENUM)78));

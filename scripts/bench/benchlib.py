@@ -3,7 +3,10 @@
 Imported, not run: ``import benchlib`` in a script of this folder (Python
 puts the script's folder first on its path). Importing it sets
 GST_PLUGIN_PATH to the plugin that scripts/setup builds (target/release)
-unless it is set already.
+unless it is set already, and SOX_OPTS to ``-R``: sox seeds its dither and
+noise at random unless told, so the audio a bench makes with espeak-ng and
+sox would differ in its last bits from run to run, and the random-weight
+stand-ins' words with it.
 
 - ``ROOT``, ``fixture(name)``, ``real_shape(quant)``: the repository, a test
   model of tests/fixtures/, a same-shape model of target/real-shape/
@@ -33,6 +36,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("GST_PLUGIN_PATH", os.path.join(ROOT, "target", "release"))
+os.environ.setdefault("SOX_OPTS", "-R")
 
 RATE = 16000
 

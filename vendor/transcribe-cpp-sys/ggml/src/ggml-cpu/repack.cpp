@@ -15,6 +15,7 @@
 #include <cstring>
 #include <cassert>
 #include <cstdio>  // for GGML_ASSERT
+#include <type_traits>
 
 #include "repack.h"
 
@@ -4567,6 +4568,18 @@ static int64_t src1_row_group(const ggml_tensor * op, int64_t rows) {
     return rows;
 }
 
+// Whether a GEMV kernel takes several rows of src1 in one call (nr > 1, its
+// output rows bs floats apart), each computed as alone. x86's Q4_K kernel
+// does, sharing each block of the weights among the rows; the others are
+// called a row at a time.
+template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS> static constexpr bool gemv_takes_rows() {
+#if defined(__AVX2__) && !defined(GGML_CPU_GENERIC)
+    return std::is_same<BLOC_TYPE, block_q4_K>::value && INTER_SIZE == 8 && NB_COLS == 8;
+#else
+    return false;
+#endif
+}
+
 template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PARAM_TYPE> class tensor_traits : public tensor_traits_base {
 
     bool work_size(int /* n_threads */, const struct ggml_tensor * op, size_t & size) override {
@@ -4661,6 +4674,12 @@ template <typename BLOC_TYPE, int64_t INTER_SIZE, int64_t NB_COLS, ggml_type PAR
         for (int64_t col0 = 0; col0 < ncols; col0 += slice) {
             const int64_t cols  = std::min(slice, ncols - col0);
             const int64_t first = src0_start + col0;
+            if (group < 4 && gemv_takes_rows<BLOC_TYPE, INTER_SIZE, NB_COLS>()) {
+                // every row takes the GEMV: all of them in one call
+                gemv<BLOC_TYPE, INTER_SIZE, NB_COLS, PARAM_TYPE>(
+                    ne00, (float *) dst_ptr + first, nb1 / nb0, src0_ptr + first * nb01, src1_ptr, nrows, cols);
+                continue;
+            }
             for (int64_t g0 = 0; g0 < nrows; g0 += group) {
                 const int64_t rows     = std::min(group, nrows - g0);
                 const int64_t in_fours = rows - rows % 4;

@@ -20,12 +20,16 @@ static double time_graph_ms(ggml_backend_t be, ggml_cgraph * gf) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
 }
 
-// A hash (FNV-1a) of a tensor's bytes: two builds of a kernel give the same
-// results when their hashes agree.
-static unsigned long long tensor_hash(const ggml_tensor * t) {
-    std::vector<uint8_t> bytes(ggml_nbytes(t));
-    ggml_backend_tensor_get(t, bytes.data(), 0, bytes.size());
+// A hash (FNV-1a) of an output's bytes: two builds of a kernel give the
+// same results when their hashes agree.
+static unsigned long long bytes_hash(const std::vector<uint8_t> & bytes) {
     unsigned long long h = 1469598103934665603ull;
     for (uint8_t c : bytes) h = (h ^ c) * 1099511628211ull;
     return h;
+}
+
+static unsigned long long tensor_hash(const ggml_tensor * t) {
+    std::vector<uint8_t> bytes(ggml_nbytes(t));
+    ggml_backend_tensor_get(t, bytes.data(), 0, bytes.size());
+    return bytes_hash(bytes);
 }

@@ -8927,6 +8927,204 @@ size_t ggml_compute_forward_flash_attn_ext_rows_work_size(int64_t n_rows, int64_
     return (size_t) (ggml_flash_attn_ext_rows_per_pass(n_rows)*(DK + DV) + DV + CACHE_LINE_SIZE_F32);
 }
 
+#if defined(GGML_SIMD) && !defined(__ARM_FEATURE_SVE) && !defined(__riscv_v_intrinsic)
+#define GGML_FA_F32_BLOCKS
+
+// ggml_vec_dot_f32's SIMD branch for n a multiple of GGML_F32_STEP, inline:
+// the same lanes and the same order of sums, so the same bits.
+static inline float ggml_vec_dot_f32_steps(int n, const float * GGML_RESTRICT x, const float * GGML_RESTRICT y) {
+    float sumf = 0.0f;
+
+    GGML_F32_VEC sum[GGML_F32_ARR] = { GGML_F32_VEC_ZERO };
+
+    GGML_F32_VEC ax[GGML_F32_ARR];
+    GGML_F32_VEC ay[GGML_F32_ARR];
+
+    for (int i = 0; i < n; i += GGML_F32_STEP) {
+        for (int j = 0; j < GGML_F32_ARR; j++) {
+            ax[j] = GGML_F32_VEC_LOAD(x + i + j*GGML_F32_EPR);
+            ay[j] = GGML_F32_VEC_LOAD(y + i + j*GGML_F32_EPR);
+
+            sum[j] = GGML_F32_VEC_FMA(sum[j], ax[j], ay[j]);
+        }
+    }
+
+    GGML_F32_VEC_REDUCE(sumf, sum);
+
+    return sumf;
+}
+
+// What a pass's key walk reads and updates, a row each.
+struct ggml_fa_rows {
+    int                         nr;
+    int64_t                     DK, DV;
+    size_t                      nbk1, nbv1;
+    float                       scale, logit_softcap;
+    const char * const        * k_head;
+    const char * const        * v_head;
+    const ggml_fp16_t * const * mp;
+    const float               * slope;
+    const int64_t             * ic_first;
+    const int64_t             * ic_last;
+    const float               * Q_rows;   // DK floats a row
+    float                     * VKQ_rows; // DV floats a row
+    float                     * S;
+    float                     * M;
+};
+
+// Keys and rows the F32 walk takes in one block: the block's K and V rows
+// stay in L1 while its rows' scores, expf and V sums are done in turn.
+#define GGML_FA_BLOCK_KEYS 16
+#define GGML_FA_BLOCK_ROWS 16
+
+enum ggml_fa_step : uint8_t { GGML_FA_MASKED, GGML_FA_NEW_MAX, GGML_FA_BELOW_MAX };
+
+// A row's steps over a block's keys, for DV of one GGML_F32_STEP: its VKQ
+// sums held in registers, each lane scaled and summed as ggml_vec_scale_f32
+// and ggml_vec_mad_f32 do.
+static inline void ggml_flash_attn_ext_f32_row_steps(const ggml_fa_rows & p, int r, int64_t ic0, int nk,
+        const float * score, const float * exp_val, const ggml_fa_step * step) {
+    float * VKQ32 = p.VKQ_rows + r*p.DV;
+    GGML_F32_VEC acc[GGML_F32_ARR];
+    for (int i = 0; i < GGML_F32_ARR; ++i) {
+        acc[i] = GGML_F32_VEC_LOAD(VKQ32 + i*GGML_F32_EPR);
+    }
+    float S = p.S[r];
+    for (int j = 0; j < nk; ++j) {
+        if (step[j] == GGML_FA_MASKED) {
+            continue;
+        }
+        float ms = 1.0f;
+        float vs = 1.0f;
+        if (step[j] == GGML_FA_NEW_MAX) {
+            p.M[r] = score[j];
+            ms = exp_val[j];
+            const GGML_F32_VEC vms = GGML_F32_VEC_SET1(ms);
+            for (int i = 0; i < GGML_F32_ARR; ++i) {
+                acc[i] = GGML_F32_VEC_MUL(acc[i], vms);
+            }
+        } else {
+            vs = exp_val[j];
+        }
+        const float * v = (const float *) (p.v_head[r] + (ic0 + j)*p.nbv1);
+        const GGML_F32_VEC vvs = GGML_F32_VEC_SET1(vs);
+        for (int i = 0; i < GGML_F32_ARR; ++i) {
+            acc[i] = GGML_F32_VEC_FMA(acc[i], GGML_F32_VEC_LOAD(v + i*GGML_F32_EPR), vvs);
+        }
+        S = S*ms + vs;
+    }
+    for (int i = 0; i < GGML_F32_ARR; ++i) {
+        GGML_F32_VEC_STORE(VKQ32 + i*GGML_F32_EPR, acc[i]);
+    }
+    p.S[r] = S;
+}
+
+// The keys [ic0, ic0 + nk) for the rows [r0, r1) of a pass, with F32 K and V.
+// Each row takes each key as the one-key-at-a-time walk does (the same
+// score, the same expf argument, the same steps on its sums, in key order),
+// so its result has the same bits; only the order between rows differs.
+static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1, int64_t ic0, int nk) {
+    float        score[GGML_FA_BLOCK_ROWS*GGML_FA_BLOCK_KEYS];
+    float        exp_arg[GGML_FA_BLOCK_ROWS*GGML_FA_BLOCK_KEYS];
+    float        exp_val[GGML_FA_BLOCK_ROWS*GGML_FA_BLOCK_KEYS];
+    ggml_fa_step step[GGML_FA_BLOCK_ROWS*GGML_FA_BLOCK_KEYS];
+
+    for (int r = r0; r < r1; ++r) {
+        const float * q = p.Q_rows + r*p.DK;
+        for (int j = 0; j < nk; ++j) {
+            const int     at = (r - r0)*nk + j;
+            const int64_t ic = ic0 + j;
+
+            step[at] = GGML_FA_MASKED;
+            if (ic < p.ic_first[r] || ic >= p.ic_last[r]) {
+                continue;
+            }
+            const float mv = p.mp[r] ? p.slope[r]*GGML_CPU_FP16_TO_FP32(p.mp[r][ic]) : 0.0f;
+            if (mv == -INFINITY) {
+                continue;
+            }
+
+            float s = ggml_vec_dot_f32_steps(p.DK, (const float *) (p.k_head[r] + ic*p.nbk1), q);
+
+            s = s*p.scale;
+
+            if (p.logit_softcap != 0.0f) {
+                s = p.logit_softcap*tanhf(s);
+            }
+
+            s += mv;
+
+            score[at] = s;
+            step[at]  = GGML_FA_BELOW_MAX;
+        }
+    }
+
+    // The expf arguments need each row's running maximum, key by key.
+    for (int r = r0; r < r1; ++r) {
+        float M = p.M[r];
+        for (int j = 0; j < nk; ++j) {
+            const int at = (r - r0)*nk + j;
+            exp_arg[at] = 0.0f;
+            if (step[at] == GGML_FA_MASKED) {
+                continue;
+            }
+            const float s = score[at];
+            if (s > M) {
+                exp_arg[at] = M - s;
+                step[at]    = GGML_FA_NEW_MAX;
+                M = s;
+            } else {
+                exp_arg[at] = s - M;
+            }
+        }
+    }
+    ggml_vec_expf_as_libm((r1 - r0)*nk, exp_val, exp_arg);
+
+    for (int r = r0; r < r1; ++r) {
+        float * VKQ32 = p.VKQ_rows + r*p.DV;
+        if (p.DV == GGML_F32_STEP) {
+            ggml_flash_attn_ext_f32_row_steps(p, r, ic0, nk, score + (r - r0)*nk, exp_val + (r - r0)*nk, step + (r - r0)*nk);
+            continue;
+        }
+        for (int j = 0; j < nk; ++j) {
+            const int at = (r - r0)*nk + j;
+            if (step[at] == GGML_FA_MASKED) {
+                continue;
+            }
+
+            float ms = 1.0f; // upon new higher max val, scale VKQ and KQ sum with this value
+            float vs = 1.0f; // post-softmax KQ value, expf(s - M)
+
+            if (step[at] == GGML_FA_NEW_MAX) {
+                p.M[r] = score[at];
+                ms = exp_val[at];
+
+                // V = V*expf(Mold - M)
+                ggml_vec_scale_f32(p.DV, VKQ32, ms);
+            } else {
+                vs = exp_val[at];
+            }
+
+            // V += v*expf(s - M)
+            ggml_vec_mad_f32(p.DV, VKQ32, (const float *) (p.v_head[r] + (ic0 + j)*p.nbv1), vs);
+
+            p.S[r] = p.S[r]*ms + vs; // scale and increment sum with partial sum
+        }
+    }
+}
+
+// The pass's walk over the keys [first, last) with F32 K and V, a block of
+// keys at a time, its rows a block at a time within it.
+static void ggml_flash_attn_ext_f32_walk(const ggml_fa_rows & p, int64_t first, int64_t last) {
+    for (int64_t ic0 = first; ic0 < last; ic0 += GGML_FA_BLOCK_KEYS) {
+        const int nk = (int) MIN(GGML_FA_BLOCK_KEYS, last - ic0);
+        for (int r0 = 0; r0 < p.nr; r0 += GGML_FA_BLOCK_ROWS) {
+            ggml_flash_attn_ext_f32_block(p, r0, MIN(p.nr, r0 + GGML_FA_BLOCK_ROWS), ic0, nk);
+        }
+    }
+}
+#endif
+
 // The query rows [ir0, ir1) over the keys [ic_start, ic_end). `scratch`:
 // ggml_compute_forward_flash_attn_ext_rows_work_size() floats of the thread's,
 // for all the query rows of `dst`.
@@ -9093,10 +9291,23 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
             pass_last  = MAX(pass_last,  ic_last[r]);
         }
 
+#ifdef GGML_FA_F32_BLOCKS
+        const bool f32_blocks = k->type == GGML_TYPE_F32 && v->type == GGML_TYPE_F32 && DK % GGML_F32_STEP == 0;
+        if (f32_blocks) {
+            const ggml_fa_rows rows = {
+                nr, DK, DV, nbk1, nbv1, scale, logit_softcap,
+                k_head, v_head, mp, slope, ic_first, ic_last, Q_rows, VKQ_rows, S, M,
+            };
+            ggml_flash_attn_ext_f32_walk(rows, pass_first, pass_last);
+        }
+#else
+        const bool f32_blocks = false;
+#endif
+
         // online softmax / attention
         // loop over n_kv and n_head_kv
         // ref: https://arxiv.org/pdf/2112.05682.pdf
-        for (int64_t ic = pass_first; ic < pass_last; ++ic) {
+        for (int64_t ic = f32_blocks ? pass_last : pass_first; ic < pass_last; ++ic) {
             // Each row's score at this key and the one expf its step needs
             // (of Mold - M on a new maximum, else of s - M), all rows' expf
             // then taken together.

@@ -2248,52 +2248,80 @@ void ggml_gemm_q4_0_8x8_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const vo
 template <int QUADS>
 static void gemm_q4_K_8x8_q8_K_quads_avx512(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx,
                                             const void * GGML_RESTRICT vy, int nc) {
-    constexpr int ROWS = QUADS * 4;
+    constexpr int ROWS  = QUADS * 4;
+    constexpr int PAIRS = ROWS / 2;
     const int nb = n / QK_K;
     const block_q4_Kx8 * b_start = (const block_q4_Kx8 *) vx;
     const block_q8_Kx4 * a_start = (const block_q8_Kx4 *) vy;
+    // Rows go in pairs, row 2p in the low half of a pair's vectors and row
+    // 2p + 1 in the high half: a column's two lanes are added for both rows
+    // at once, and each fused add takes both.
+    const __m512i even_lanes = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd_lanes  = _mm512_add_epi32(even_lanes, _mm512_set1_epi32(1));
+    const __m512i halves     = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    const __m512i ones16     = _mm512_set1_epi16(1);
 
     for (int x = 0; x < nc / 8; x++) {
         const block_q4_Kx8 * b_ptr = b_start + (size_t) x * nb;
-        // per row, its sums in the low half and its mins' in the high
-        __m512 acc[ROWS];
-        for (int r = 0; r < ROWS; r++) {
-            acc[r] = _mm512_setzero_ps();
+        __m512 acc_sum[PAIRS];
+        __m512 acc_min[PAIRS];
+        for (int p = 0; p < PAIRS; p++) {
+            acc_sum[p] = _mm512_setzero_ps();
+            acc_min[p] = _mm512_setzero_ps();
         }
         for (int b = 0; b < nb; b++) {
             __m512i scale[8];
             __m256i mins_pair[4];
             q4_Kx8_block_scales(b_ptr[b].scales, scale, mins_pair);
-            const __m512 col_scales = _mm512_insertf32x8(_mm512_castps256_ps512(GGML_F32Cx8_LOAD(b_ptr[b].d)),
-                                                         GGML_F32Cx8_LOAD(b_ptr[b].dmin), 1);
-            __m512 row_col_scales[ROWS];
-            for (int r = 0; r < ROWS; r++) {
-                row_col_scales[r] = _mm512_mul_ps(col_scales, _mm512_set1_ps(a_start[(size_t) (r / 4) * nb + b].d[r % 4]));
+            const __m256 col_d    = GGML_F32Cx8_LOAD(b_ptr[b].d);
+            const __m256 col_dmin = GGML_F32Cx8_LOAD(b_ptr[b].dmin);
+            const __m512 col_d2    = _mm512_insertf32x8(_mm512_castps256_ps512(col_d), col_d, 1);
+            const __m512 col_dmin2 = _mm512_insertf32x8(_mm512_castps256_ps512(col_dmin), col_dmin, 1);
+            __m512 sum_scale[PAIRS];
+            __m512 min_scale[PAIRS];
+            // each row's bsums of sub-blocks 2 sb and 2 sb + 1 as an int16 pair, at [quad][4 sb + row]
+            int32_t bsum_pairs[QUADS][16];
+            for (int q = 0; q < QUADS; q++) {
+                const block_q8_Kx4 * a_blk = a_start + (size_t) q * nb + b;
+                for (int h = 0; h < 2; h++) {
+                    const __m512i sums = _mm512_madd_epi16(_mm512_loadu_si512((const __m512i *) (a_blk->bsums + 32 * h)), ones16);
+                    _mm256_storeu_si256((__m256i *) (bsum_pairs[q] + 8 * h), _mm512_cvtepi32_epi16(sums));
+                }
+                const __m128 d4 = _mm_loadu_ps(a_blk->d);
+                for (int h = 0; h < 2; h++) {
+                    const __m512 row_d = _mm512_permutexvar_ps(_mm512_add_epi32(halves, _mm512_set1_epi32(2 * h)),
+                                                               _mm512_castps128_ps512(d4));
+                    sum_scale[2 * q + h] = _mm512_mul_ps(col_d2, row_d);
+                    min_scale[2 * q + h] = _mm512_mul_ps(col_dmin2, row_d);
+                }
             }
             for (int sb = 0; sb < QK_K / 64; sb++) {
                 __m512i lo[4];
                 __m512i hi[4];
                 q4_Kx8_sub_block_pair(b_ptr[b].qs, sb, lo, hi);
-                for (int r = 0; r < ROWS; r++) {
-                    const block_q8_Kx4 * a_blk = a_start + (size_t) (r / 4) * nb + b;
+                const __m512i mins2 = _mm512_inserti64x4(_mm512_castsi256_si512(mins_pair[sb]), mins_pair[sb], 1);
+                for (int p = 0; p < PAIRS; p++) {
+                    const int q = p / 2;
+                    const int r = 2 * (p % 2); // the pair's first row in its quad
+                    const block_q8_Kx4 * a_blk = a_start + (size_t) q * nb + b;
                     // a quad's rows interleave 8 bytes each
-                    const int8_t * a = a_blk->qs + sb * 256 + (r % 4) * 8;
-                    const __m256i isum = q4_Kx8_column_sums(
-                        q4_Kx8_row_sums(lo, hi, a, 32, 128, scale[2 * sb], scale[2 * sb + 1]));
-                    // the row's bsums of sub-blocks 2 sb and 2 sb + 1, as a pair of int16
-                    const int16_t * q8s = a_blk->bsums + 16 * sb + 4 * (r % 4);
-                    const int16_t pair[2] = { (int16_t) (q8s[0] + q8s[1]), (int16_t) (q8s[2] + q8s[3]) };
-                    int32_t pair32;
-                    memcpy(&pair32, pair, 4);
-                    const __m256i imin = _mm256_madd_epi16(mins_pair[sb], _mm256_set1_epi32(pair32));
-                    acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_inserti64x4(_mm512_castsi256_si512(isum), imin, 1)),
-                                             row_col_scales[r], acc[r]);
+                    const int8_t * a = a_blk->qs + sb * 256 + r * 8;
+                    const __m512i lanes_0 = q4_Kx8_row_sums(lo, hi, a, 32, 128, scale[2 * sb], scale[2 * sb + 1]);
+                    const __m512i lanes_1 = q4_Kx8_row_sums(lo, hi, a + 8, 32, 128, scale[2 * sb], scale[2 * sb + 1]);
+                    const __m512i isum = _mm512_add_epi32(_mm512_permutex2var_epi32(lanes_0, even_lanes, lanes_1),
+                                                          _mm512_permutex2var_epi32(lanes_0, odd_lanes, lanes_1));
+                    const __m512i bsums = _mm512_permutexvar_epi32(halves,
+                        _mm512_castsi128_si512(_mm_loadl_epi64((const __m128i *) &bsum_pairs[q][4 * sb + r])));
+                    const __m512i imin = _mm512_madd_epi16(mins2, bsums);
+                    acc_sum[p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), sum_scale[p], acc_sum[p]);
+                    acc_min[p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(imin), min_scale[p], acc_min[p]);
                 }
             }
         }
-        for (int r = 0; r < ROWS; r++) {
-            _mm256_storeu_ps(s + (size_t) r * bs + x * 8,
-                             _mm256_sub_ps(_mm512_castps512_ps256(acc[r]), _mm512_extractf32x8_ps(acc[r], 1)));
+        for (int p = 0; p < PAIRS; p++) {
+            const __m512 out = _mm512_sub_ps(acc_sum[p], acc_min[p]);
+            _mm256_storeu_ps(s + (size_t) (2 * p) * bs + x * 8, _mm512_castps512_ps256(out));
+            _mm256_storeu_ps(s + (size_t) (2 * p + 1) * bs + x * 8, _mm512_extractf32x8_ps(out, 1));
         }
     }
 }

@@ -8930,30 +8930,6 @@ size_t ggml_compute_forward_flash_attn_ext_rows_work_size(int64_t n_rows, int64_
 #if defined(GGML_SIMD) && !defined(__ARM_FEATURE_SVE) && !defined(__riscv_v_intrinsic)
 #define GGML_FA_F32_BLOCKS
 
-// ggml_vec_dot_f32's SIMD branch for n a multiple of GGML_F32_STEP, inline:
-// the same lanes and the same order of sums, so the same bits.
-static inline float ggml_vec_dot_f32_steps(int n, const float * GGML_RESTRICT x, const float * GGML_RESTRICT y) {
-    float sumf = 0.0f;
-
-    GGML_F32_VEC sum[GGML_F32_ARR] = { GGML_F32_VEC_ZERO };
-
-    GGML_F32_VEC ax[GGML_F32_ARR];
-    GGML_F32_VEC ay[GGML_F32_ARR];
-
-    for (int i = 0; i < n; i += GGML_F32_STEP) {
-        for (int j = 0; j < GGML_F32_ARR; j++) {
-            ax[j] = GGML_F32_VEC_LOAD(x + i + j*GGML_F32_EPR);
-            ay[j] = GGML_F32_VEC_LOAD(y + i + j*GGML_F32_EPR);
-
-            sum[j] = GGML_F32_VEC_FMA(sum[j], ax[j], ay[j]);
-        }
-    }
-
-    GGML_F32_VEC_REDUCE(sumf, sum);
-
-    return sumf;
-}
-
 // What a pass's key walk reads and updates, a row each.
 struct ggml_fa_rows {
     int                         nr;

@@ -103,22 +103,7 @@ void ggml_vec_dot_f32(int n, float * GGML_RESTRICT s, size_t bs, const float * G
     #else
         const int np = (n & ~(GGML_F32_STEP - 1));
 
-        GGML_F32_VEC sum[GGML_F32_ARR] = { GGML_F32_VEC_ZERO };
-
-        GGML_F32_VEC ax[GGML_F32_ARR];
-        GGML_F32_VEC ay[GGML_F32_ARR];
-
-        for (int i = 0; i < np; i += GGML_F32_STEP) {
-            for (int j = 0; j < GGML_F32_ARR; j++) {
-                ax[j] = GGML_F32_VEC_LOAD(x + i + j*GGML_F32_EPR);
-                ay[j] = GGML_F32_VEC_LOAD(y + i + j*GGML_F32_EPR);
-
-                sum[j] = GGML_F32_VEC_FMA(sum[j], ax[j], ay[j]);
-            }
-        }
-
-        // reduce sum0..sum3 to sum0
-        GGML_F32_VEC_REDUCE(sumf, sum);
+        sumf = ggml_vec_dot_f32_steps(np, x, y);
 
         // leftovers
         for (int i = np; i < n; ++i) {

@@ -124,6 +124,12 @@ impl StreamConfig {
     pub fn interval_samples(&self) -> usize {
         (self.decode_interval_ms as usize * SAMPLE_RATE as usize / 1000).max(1)
     }
+
+    /// The audio at a stream's start whose decodes do what a stream does
+    /// once: the delay, by when the prompt is decoded, and two intervals.
+    pub fn warm_up_ns(&self) -> u64 {
+        u64::from(self.delay_ms + 2 * self.decode_interval_ms) * 1_000_000
+    }
 }
 
 /// New text from one decode of the model.

@@ -203,6 +203,7 @@ impl Worker {
         if let Err(err) = self.stream.begin(config) {
             return Err(self.engine_failure(&err));
         }
+        self.cadence.stream_begins(config.warm_up_ns());
         let mut transcript = Transcript::with_rules(self.transcript_config, self.rules.clone());
         for turn in self.turns_from(base) {
             transcript.turn_at(turn);

@@ -36,6 +36,13 @@ fn own_copy(fixture: &std::path::Path, name: &str) -> std::path::PathBuf {
 
 /// Runs `audio` through `stream` in pieces of CHUNK samples to the end.
 fn say(stream: &mut Stream, audio: &[f32]) -> Said {
+    let mut said = say_all_but_the_end(stream, audio);
+    say_the_end(stream, &mut said);
+    said
+}
+
+/// Begins a stream and feeds it `audio` in pieces of CHUNK samples.
+fn say_all_but_the_end(stream: &mut Stream, audio: &[f32]) -> Said {
     stream.begin(StreamConfig::default()).unwrap();
     let mut said = Said::new();
     for piece in audio.chunks(CHUNK) {
@@ -43,9 +50,12 @@ fn say(stream: &mut Stream, audio: &[f32]) -> Said {
             said.push((u.text, u.heard_until, u.audio_end));
         }
     }
+    said
+}
+
+fn say_the_end(stream: &mut Stream, said: &mut Said) {
     let end = stream.finalize().unwrap();
     said.push((end.text, end.heard_until, end.audio_end));
-    said
 }
 
 /// Four tone patterns of the timing fixture, each its own rhythm.
@@ -124,6 +134,57 @@ fn streams_that_decode_together_each_say_what_they_say_alone() {
     assert!(
         streams > rounds,
         "the streams' steps ran one at a time: {streams} streams in {rounds} rounds"
+    );
+}
+
+/// Streams that end at once (an EOS reaching every channel) run the end of
+/// their audio and their last steps together, and each says what it says
+/// alone.
+#[test]
+fn streams_that_end_together_share_their_last_steps() {
+    init();
+    let path = own_copy(&common::fixture("voxtral-rt-tone.gguf"), "shared-ends");
+    let spec = ModelSpec::new(&path);
+    let audios = patterns();
+    let alone: Vec<Said> = audios.iter().map(|a| say_alone(&spec, a)).collect();
+    // Fed one after another on this thread: only the ends meet.
+    let mut streams: Vec<(Stream, Said)> = audios
+        .iter()
+        .map(|audio| {
+            let mut stream = Stream::open(&spec, 1).unwrap();
+            let said = say_all_but_the_end(&mut stream, audio);
+            (stream, said)
+        })
+        .collect();
+    let before = streams[0].0.decoded_together();
+    let barrier = Arc::new(Barrier::new(streams.len()));
+    let ends: Vec<_> = streams
+        .drain(..)
+        .map(|(mut stream, mut said)| {
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                say_the_end(&mut stream, &mut said);
+                (stream, said)
+            })
+        })
+        .collect();
+    let ended: Vec<(Stream, Said)> = ends.into_iter().map(|e| e.join().unwrap()).collect();
+    let after = ended[0].0.decoded_together();
+    for (i, (alone, (_, together))) in alone.iter().zip(&ended).enumerate() {
+        assert_eq!(alone, together, "stream {i}");
+    }
+    // Each stream's end: what it had pending (every pattern ends between
+    // two decodes), then the end of its audio.
+    let (rounds, work) = (after.rounds - before.rounds, after.streams - before.streams);
+    assert_eq!(
+        work,
+        2 * audios.len() as u64,
+        "a feed and an end per stream"
+    );
+    assert!(
+        rounds < work,
+        "the streams' ends ran one at a time: {work} in {rounds} rounds"
     );
 }
 

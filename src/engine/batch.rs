@@ -7,9 +7,11 @@
 //! decoder's weights, and an encoder chunk of 160 ms is a product with 8
 //! rows: both spend their time reading and unpacking weights, not using
 //! them. The engine we carry runs the encoder chunks of several sessions as
-//! one graph (`transcribe_stream_feed_audio_many`) and one decoder step of
-//! each as one graph (`transcribe_stream_decode_many`), reading the weights
-//! once for all. Each stream's worker hands its feed to the model's batcher;
+//! one graph (`transcribe_stream_feed_audio_many`), the ends of their audio
+//! likewise (`transcribe_stream_finish_audio_many`: streams that end at once,
+//! as at an EOS, share their last steps too) and one decoder step of each as
+//! one graph (`transcribe_stream_decode_many`), reading the weights once for
+//! all. Each stream's worker hands its feed to the model's batcher;
 //! whoever does so while nobody is feeding drives: it waits up to [`GATHER`]
 //! for the model's other streams, then runs every feed waiting, with the
 //! threads those streams would have used alone (theirs wait meanwhile), and
@@ -32,17 +34,27 @@ pub const GATHER: Duration = Duration::from_millis(3);
 /// logged.
 pub(crate) type Outcome = (ffi::transcribe_status, String);
 
-/// A feed waiting: its session, its audio, and what came of it. The
-/// pointers are the waiting worker's: it waits in [`Batcher::feed`] while
-/// the driver's thread uses them, as the library allows a session on any
-/// thread, one at a time.
+/// What a stream hands the batcher.
+#[derive(Clone, Copy)]
+enum Work {
+    /// Audio to feed.
+    Feed { pcm: *const f32, samples: usize },
+    /// The end of the stream's audio.
+    Finish,
+}
+
+/// Work waiting: its session, its audio, and what came of it. The pointers
+/// are the waiting worker's: it waits in [`Batcher::feed`] or
+/// [`Batcher::finish`] while the driver's thread uses them, as the library
+/// allows a session on any thread, one at a time.
 struct Ticket {
     id: u64,
     session: *mut ffi::transcribe_session,
-    pcm: *const f32,
-    samples: usize,
+    work: Work,
     outcome: Option<Outcome>,
 }
+
+type Member = (u64, *mut ffi::transcribe_session, Work);
 
 // SAFETY: see `Ticket`.
 unsafe impl Send for Ticket {}
@@ -59,7 +71,8 @@ struct State {
 pub struct BatchCounts {
     /// Calls of the library, each running the feeds waiting then.
     pub rounds: u64,
-    /// Feeds over all rounds: `streams / rounds` is the mean batch.
+    /// Feeds and stream ends over all rounds: `streams / rounds` is the
+    /// mean batch.
     pub streams: u64,
 }
 
@@ -91,16 +104,31 @@ impl Batcher {
     }
 
     /// Feeds `pcm` to `session` and decodes the steps it makes due, with the
-    /// feeds of the model's other streams that are waiting meanwhile.
+    /// work of the model's other streams that is waiting meanwhile.
     pub(crate) fn feed(&self, session: *mut ffi::transcribe_session, pcm: &[f32]) -> Outcome {
+        let work = Work::Feed {
+            pcm: pcm.as_ptr(),
+            samples: pcm.len(),
+        };
+        self.run(session, work)
+    }
+
+    /// Ends the audio of `session`'s stream as `transcribe_stream_finalize`
+    /// would and decodes the steps that makes due, with the work of the
+    /// model's other streams that is waiting meanwhile; the finalize then
+    /// has only the final text to give.
+    pub(crate) fn finish(&self, session: *mut ffi::transcribe_session) -> Outcome {
+        self.run(session, Work::Finish)
+    }
+
+    fn run(&self, session: *mut ffi::transcribe_session, work: Work) -> Outcome {
         let mut state = self.state.lock().unwrap();
         let id = state.next_id;
         state.next_id += 1;
         state.tickets.push(Ticket {
             id,
             session,
-            pcm: pcm.as_ptr(),
-            samples: pcm.len(),
+            work,
             outcome: None,
         });
         self.turn.notify_all();
@@ -119,11 +147,11 @@ impl Batcher {
             }
             state.driving = true;
             state = self.gather(state);
-            let round: Vec<(u64, *mut ffi::transcribe_session, *const f32, usize)> = state
+            let round: Vec<Member> = state
                 .tickets
                 .iter()
                 .filter(|t| t.outcome.is_none())
-                .map(|t| (t.id, t.session, t.pcm, t.samples))
+                .map(|t| (t.id, t.session, t.work))
                 .collect();
             drop(state);
             let outcomes = self.run_round(&round);
@@ -151,74 +179,41 @@ impl Batcher {
         }
     }
 
-    /// One round: the audio of every feed, then every decoder step it made
-    /// due, the library batching what it can.
-    fn run_round(
-        &self,
-        round: &[(u64, *mut ffi::transcribe_session, *const f32, usize)],
-    ) -> Vec<Outcome> {
+    /// One round: the audio of every feed and the ends of the streams
+    /// that finish, then every decoder step they made due, the library
+    /// batching what it can.
+    fn run_round(&self, round: &[Member]) -> Vec<Outcome> {
         let n = round.len();
-        let sessions: Vec<*mut ffi::transcribe_session> = round.iter().map(|r| r.1).collect();
-        let pcm: Vec<*const f32> = round.iter().map(|r| r.2).collect();
-        let samples: Vec<i32> = round.iter().map(|r| r.3 as i32).collect();
-        let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; n];
-        let mut due = vec![0i32; n];
-        // SAFETY: distinct sessions with active streams and their audio,
-        // each of whose threads waits in `feed` until its outcome is set;
-        // the arrays hold `n` entries.
-        let (call, detail) = log::capture(|| unsafe {
-            ffi::transcribe_stream_feed_audio_many(
-                sessions.as_ptr(),
-                pcm.as_ptr(),
-                samples.as_ptr(),
-                n as i32,
-                status.as_mut_ptr(),
-                due.as_mut_ptr(),
-            )
-        });
+        let mut outcomes = vec![(ffi::transcribe_status::TRANSCRIBE_OK, String::new()); n];
+        let feeds: Vec<usize> = (0..n)
+            .filter(|&i| matches!(round[i].2, Work::Feed { .. }))
+            .collect();
+        let ends: Vec<usize> = (0..n)
+            .filter(|&i| matches!(round[i].2, Work::Finish))
+            .collect();
+        if !feeds.is_empty() {
+            let (call, detail, status) = feed_audio(round, &feeds);
+            settle(&mut outcomes, &feeds, call, &detail, &status);
+        }
+        if !ends.is_empty() {
+            let (call, detail, status) = finish_audio(round, &ends);
+            settle(&mut outcomes, &ends, call, &detail, &status);
+        }
         self.rounds.fetch_add(1, Ordering::Relaxed);
         self.fed.fetch_add(n as u64, Ordering::Relaxed);
-        gst::log!(log::CAT, "fed {n} streams together");
-        if call != ffi::transcribe_status::TRANSCRIBE_OK {
-            return vec![(call, detail); n];
-        }
-        let mut outcomes: Vec<Outcome> = status.iter().map(|s| (*s, detail.clone())).collect();
+        gst::log!(
+            log::CAT,
+            "fed {} streams and ended {} together",
+            feeds.len(),
+            ends.len()
+        );
         // Every fed session completes its feed, with or without steps due.
         let decoding: Vec<usize> = (0..n)
-            .filter(|&i| status[i] == ffi::transcribe_status::TRANSCRIBE_OK)
+            .filter(|&i| outcomes[i].0 == ffi::transcribe_status::TRANSCRIBE_OK)
             .collect();
-        if decoding.is_empty() {
-            return outcomes;
-        }
-        let sessions: Vec<*mut ffi::transcribe_session> =
-            decoding.iter().map(|&i| sessions[i]).collect();
-        let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; sessions.len()];
-        // SAFETY: as above, the sessions whose audio was taken.
-        let (call, detail) = log::capture(|| unsafe {
-            ffi::transcribe_stream_decode_many(
-                sessions.as_ptr(),
-                sessions.len() as i32,
-                0,
-                std::ptr::null_mut(),
-                status.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        });
-        for (k, &i) in decoding.iter().enumerate() {
-            let s = if call == ffi::transcribe_status::TRANSCRIBE_OK {
-                status[k]
-            } else {
-                call
-            };
-            let failed = s != ffi::transcribe_status::TRANSCRIBE_OK;
-            outcomes[i] = (
-                s,
-                if failed {
-                    detail.clone()
-                } else {
-                    String::new()
-                },
-            );
+        if !decoding.is_empty() {
+            let (call, detail, status) = decode(round, &decoding);
+            settle(&mut outcomes, &decoding, call, &detail, &status);
         }
         outcomes
     }
@@ -229,5 +224,101 @@ impl Batcher {
             rounds: self.rounds.load(Ordering::Relaxed),
             streams: self.fed.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// What one library call over some of a round's members said: the call's
+/// status, what the library logged, and each member's status.
+type Said = (ffi::transcribe_status, String, Vec<ffi::transcribe_status>);
+
+fn sessions_of(round: &[Member], members: &[usize]) -> Vec<*mut ffi::transcribe_session> {
+    members.iter().map(|&i| round[i].1).collect()
+}
+
+fn feed_audio(round: &[Member], feeds: &[usize]) -> Said {
+    let sessions = sessions_of(round, feeds);
+    let (pcm, samples): (Vec<*const f32>, Vec<i32>) = feeds
+        .iter()
+        .map(|&i| match round[i].2 {
+            Work::Feed { pcm, samples } => (pcm, samples as i32),
+            Work::Finish => unreachable!("only feeds are fed"),
+        })
+        .unzip();
+    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; feeds.len()];
+    let mut due = vec![0i32; feeds.len()];
+    // SAFETY: distinct sessions with active streams and their audio, each
+    // of whose threads waits in `run` until its outcome is set; the arrays
+    // hold `feeds.len()` entries.
+    let (call, detail) = log::capture(|| unsafe {
+        ffi::transcribe_stream_feed_audio_many(
+            sessions.as_ptr(),
+            pcm.as_ptr(),
+            samples.as_ptr(),
+            sessions.len() as i32,
+            status.as_mut_ptr(),
+            due.as_mut_ptr(),
+        )
+    });
+    (call, detail, status)
+}
+
+fn finish_audio(round: &[Member], ends: &[usize]) -> Said {
+    let sessions = sessions_of(round, ends);
+    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; ends.len()];
+    let mut due = vec![0i32; ends.len()];
+    // SAFETY: as in `feed_audio`, without audio.
+    let (call, detail) = log::capture(|| unsafe {
+        ffi::transcribe_stream_finish_audio_many(
+            sessions.as_ptr(),
+            sessions.len() as i32,
+            status.as_mut_ptr(),
+            due.as_mut_ptr(),
+        )
+    });
+    (call, detail, status)
+}
+
+fn decode(round: &[Member], decoding: &[usize]) -> Said {
+    let sessions = sessions_of(round, decoding);
+    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; decoding.len()];
+    // SAFETY: as in `feed_audio`: the sessions whose audio was taken.
+    let (call, detail) = log::capture(|| unsafe {
+        ffi::transcribe_stream_decode_many(
+            sessions.as_ptr(),
+            sessions.len() as i32,
+            0,
+            std::ptr::null_mut(),
+            status.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    });
+    (call, detail, status)
+}
+
+/// Sets the outcomes of `members` from a call over them: the call's status
+/// where it failed as a whole, else each one's, with what the library
+/// logged for those that failed.
+fn settle(
+    outcomes: &mut [Outcome],
+    members: &[usize],
+    call: ffi::transcribe_status,
+    detail: &str,
+    status: &[ffi::transcribe_status],
+) {
+    for (k, &i) in members.iter().enumerate() {
+        let s = if call == ffi::transcribe_status::TRANSCRIBE_OK {
+            status[k]
+        } else {
+            call
+        };
+        let failed = s != ffi::transcribe_status::TRANSCRIBE_OK;
+        outcomes[i] = (
+            s,
+            if failed {
+                detail.to_owned()
+            } else {
+                String::new()
+            },
+        );
     }
 }

@@ -398,12 +398,27 @@ impl Stream {
         let session = self.session();
         let mut update = new_update();
         let polls_before = self.abort.polls();
+        if !decode_alone() {
+            self.finish_with_the_models_streams()?;
+        }
         // SAFETY: valid session with an active stream.
         let (status, detail) =
             log::capture(|| unsafe { ffi::transcribe_stream_finalize(session, &mut update) });
         self.check("finishing the stream", status, detail)?;
         let polls = self.abort.polls() - polls_before;
         Ok(self.judge(polls, |progress| progress.after_finalize(polls)))
+    }
+
+    /// The end of the stream's audio and its last steps, run with the
+    /// model's other streams that end or feed meanwhile ([`super::batch`]):
+    /// the finalize after it only gives the final text. A library that
+    /// cannot leaves it all to the finalize.
+    fn finish_with_the_models_streams(&mut self) -> Result<(), Error> {
+        let (status, detail) = self.lease.batcher().finish(self.session());
+        if status == ffi::transcribe_status::TRANSCRIBE_ERR_NOT_IMPLEMENTED {
+            return Ok(());
+        }
+        self.check("finishing the stream", status, detail)
     }
 
     fn judge(

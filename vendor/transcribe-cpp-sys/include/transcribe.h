@@ -2431,6 +2431,24 @@ TRANSCRIBE_API transcribe_status transcribe_stream_feed_audio_many(struct transc
                                                                    transcribe_status *                 out_status,
                                                                    int32_t *                           out_steps_due);
 
+/*
+ * The end of the audio of n sessions (distinct, each with an ACTIVE stream),
+ * as transcribe_stream_finalize pads and encodes it, without the decoder:
+ * the encoder work of sessions of one model runs as one graph where it can,
+ * as in transcribe_stream_feed_audio_many. Each session's steps due
+ * (out_steps_due[i], nullable) then run to the stream's end in
+ * transcribe_stream_decode_many, so that the last steps of several streams
+ * share their graphs too, and transcribe_stream_finalize after it has only
+ * the final text to give. A session's stream takes no more audio after it.
+ * out_status and the return value as for transcribe_stream_feed_audio_many;
+ * TRANSCRIBE_ERR_NOT_IMPLEMENTED where the family cannot, and then
+ * transcribe_stream_finalize alone does it all.
+ */
+TRANSCRIBE_API transcribe_status transcribe_stream_finish_audio_many(struct transcribe_session * const * sessions,
+                                                                     int32_t                             n,
+                                                                     transcribe_status *                 out_status,
+                                                                     int32_t *                           out_steps_due);
+
 TRANSCRIBE_API transcribe_status transcribe_stream_decode_many(struct transcribe_session * const * sessions,
                                                                int32_t                             n,
                                                                int32_t                             max_steps,

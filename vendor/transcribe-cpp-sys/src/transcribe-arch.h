@@ -169,6 +169,15 @@ struct Arch {
                                    int32_t                             n,
                                    transcribe_status *                 out_status,
                                    int32_t *                           out_steps_due);
+
+    // Optional, with stream_decode_many: the end of n sessions' audio as
+    // stream_finalize pads and encodes it, their decoder steps left due for
+    // stream_decode_many (to the stream's end) and stream_finalize left only
+    // the final text; out_status[i] and out_steps_due[i] as above.
+    void (*stream_finish_audio_many)(struct transcribe_session * const * ctxs,
+                                     int32_t                             n,
+                                     transcribe_status *                 out_status,
+                                     int32_t *                           out_steps_due);
 };
 
 // Look up an architecture by name. Returns nullptr if no registered

@@ -1230,45 +1230,43 @@ static transcribe_status transcribe_stream_feed_audio_impl(struct transcribe_ses
     return TRANSCRIBE_OK;
 }
 
-static transcribe_status transcribe_stream_feed_audio_many_impl(struct transcribe_session * const * sessions,
-                                                                const float * const *               pcm,
-                                                                const int32_t *                     n_samples,
-                                                                int32_t                             n,
-                                                                transcribe_status *                 out_status,
-                                                                int32_t *                           out_steps_due) {
-    if (sessions == nullptr || pcm == nullptr || n_samples == nullptr || out_status == nullptr || n <= 0) {
-        return TRANSCRIBE_ERR_INVALID_ARG;
+// Whether sessions[0..n) are distinct, each with an ACTIVE stream, all of
+// the family of the first; *arch is that family.
+static bool stream_many_args_valid(struct transcribe_session * const * sessions,
+                                   int32_t                             n,
+                                   const transcribe::Arch **           arch) {
+    if (sessions == nullptr || n <= 0) {
+        return false;
     }
-    const transcribe::Arch * arch =
-        sessions[0] != nullptr && sessions[0]->model != nullptr ? sessions[0]->model->arch : nullptr;
+    *arch = sessions[0] != nullptr && sessions[0]->model != nullptr ? sessions[0]->model->arch : nullptr;
     for (int32_t i = 0; i < n; ++i) {
         const transcribe_session * s = sessions[i];
         if (s == nullptr || s->stream_state != TRANSCRIBE_STREAM_ACTIVE || s->model == nullptr ||
-            s->model->arch != arch || std::find(sessions, sessions + i, s) != sessions + i || pcm[i] == nullptr ||
-            n_samples[i] <= 0 || !pcm_is_finite(pcm[i], n_samples[i])) {
-            return TRANSCRIBE_ERR_INVALID_ARG;
+            s->model->arch != *arch || std::find(sessions, sessions + i, s) != sessions + i) {
+            return false;
         }
     }
-    if (arch == nullptr || arch->stream_feed_audio == nullptr || arch->stream_decode_many == nullptr) {
-        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
-    }
+    return true;
+}
+
+// Runs a family's call on n sessions (`batched` fills out_status and due);
+// each session whose status is not OK, or all if it throws, FAILED as
+// call_stream_hook leaves one.
+template <typename Batched>
+static void run_stream_many(struct transcribe_session * const * sessions,
+                            int32_t                             n,
+                            transcribe_status *                 out_status,
+                            int32_t *                           out_steps_due,
+                            Batched &&                          batched) {
     std::vector<int32_t> due(static_cast<size_t>(n), 0);
-    if (arch->stream_feed_audio_many == nullptr) {
+    try {
+        batched(due.data());
+    } catch (...) {
         for (int32_t i = 0; i < n; ++i) {
-            out_status[i] = call_stream_hook(
-                sessions[i], [&] { return arch->stream_feed_audio(sessions[i], pcm[i], n_samples[i], &due[i]); });
+            sessions[i]->stream_state       = TRANSCRIBE_STREAM_FAILED;
+            sessions[i]->stream_last_status = TRANSCRIBE_ERR_BACKEND;
         }
-    } else {
-        try {
-            arch->stream_feed_audio_many(sessions, pcm, n_samples, n, out_status, due.data());
-        } catch (...) {
-            // As call_stream_hook does for one session.
-            for (int32_t i = 0; i < n; ++i) {
-                sessions[i]->stream_state       = TRANSCRIBE_STREAM_FAILED;
-                sessions[i]->stream_last_status = TRANSCRIBE_ERR_BACKEND;
-            }
-            throw;
-        }
+        throw;
     }
     for (int32_t i = 0; i < n; ++i) {
         if (out_status[i] != TRANSCRIBE_OK) {
@@ -1280,6 +1278,53 @@ static transcribe_status transcribe_stream_feed_audio_many_impl(struct transcrib
             out_steps_due[i] = due[i];
         }
     }
+}
+
+static transcribe_status transcribe_stream_feed_audio_many_impl(struct transcribe_session * const * sessions,
+                                                                const float * const *               pcm,
+                                                                const int32_t *                     n_samples,
+                                                                int32_t                             n,
+                                                                transcribe_status *                 out_status,
+                                                                int32_t *                           out_steps_due) {
+    const transcribe::Arch * arch = nullptr;
+    if (pcm == nullptr || n_samples == nullptr || out_status == nullptr ||
+        !stream_many_args_valid(sessions, n, &arch)) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        if (pcm[i] == nullptr || n_samples[i] <= 0 || !pcm_is_finite(pcm[i], n_samples[i])) {
+            return TRANSCRIBE_ERR_INVALID_ARG;
+        }
+    }
+    if (arch == nullptr || arch->stream_feed_audio == nullptr || arch->stream_decode_many == nullptr) {
+        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
+    }
+    run_stream_many(sessions, n, out_status, out_steps_due, [&](int32_t * due) {
+        if (arch->stream_feed_audio_many != nullptr) {
+            arch->stream_feed_audio_many(sessions, pcm, n_samples, n, out_status, due);
+            return;
+        }
+        for (int32_t i = 0; i < n; ++i) {
+            out_status[i] = call_stream_hook(
+                sessions[i], [&] { return arch->stream_feed_audio(sessions[i], pcm[i], n_samples[i], &due[i]); });
+        }
+    });
+    return TRANSCRIBE_OK;
+}
+
+static transcribe_status transcribe_stream_finish_audio_many_impl(struct transcribe_session * const * sessions,
+                                                                  int32_t                             n,
+                                                                  transcribe_status *                 out_status,
+                                                                  int32_t *                           out_steps_due) {
+    const transcribe::Arch * arch = nullptr;
+    if (out_status == nullptr || !stream_many_args_valid(sessions, n, &arch)) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
+    if (arch == nullptr || arch->stream_finish_audio_many == nullptr || arch->stream_decode_many == nullptr) {
+        return TRANSCRIBE_ERR_NOT_IMPLEMENTED;
+    }
+    run_stream_many(sessions, n, out_status, out_steps_due,
+                    [&](int32_t * due) { arch->stream_finish_audio_many(sessions, n, out_status, due); });
     return TRANSCRIBE_OK;
 }
 
@@ -2551,6 +2596,15 @@ extern "C" transcribe_status transcribe_stream_feed_audio_many(struct transcribe
                                                                int32_t *                           out_steps_due) {
     return api_guard_status("transcribe_stream_feed_audio_many", [&] {
         return transcribe_stream_feed_audio_many_impl(sessions, pcm, n_samples, n, out_status, out_steps_due);
+    });
+}
+
+extern "C" transcribe_status transcribe_stream_finish_audio_many(struct transcribe_session * const * sessions,
+                                                                 int32_t                             n,
+                                                                 transcribe_status *                 out_status,
+                                                                 int32_t *                           out_steps_due) {
+    return api_guard_status("transcribe_stream_finish_audio_many", [&] {
+        return transcribe_stream_finish_audio_many_impl(sessions, n, out_status, out_steps_due);
     });
 }
 

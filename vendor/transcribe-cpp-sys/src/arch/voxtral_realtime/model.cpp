@@ -1756,11 +1756,13 @@ int stream_prompt_tokens(const Session * cc, const Model * cm) {
     return 1 + cm->specials.n_left_pad + cc->stream_num_delay;
 }
 
-// How far the decoder may go in this call: every ready token, at finalize no
-// further than the audio (the clamp), never past the position cap.
+// How far the decoder may go in this call: every ready token, at finalize (or
+// once finish_audio_many ended the audio) no further than the audio (the
+// clamp), never past the position cap.
 int stream_decode_cap(const Session * cc, const Model * cm, bool is_final, bool * out_hit_pos_cap) {
-    int cap = (is_final && cc->stream_n_audio_clamp >= 0) ? std::min(cc->stream_n_tok_ready, cc->stream_n_audio_clamp) :
-                                                            cc->stream_n_tok_ready;
+    const bool to_the_end = is_final || cc->stream_audio_ended;
+    int cap = (to_the_end && cc->stream_n_audio_clamp >= 0) ? std::min(cc->stream_n_tok_ready, cc->stream_n_audio_clamp) :
+                                                              cc->stream_n_tok_ready;
     const int max_pos = voxtral_realtime_abs_position_cap(cm->hparams);
     // Only a stop at the hard cap (not at the ready tokens or the clamp)
     // truncates; stream_warn_if_truncated says so.
@@ -2078,8 +2080,11 @@ transcribe_status stream_process(Session * cc, Model * cm, bool is_final, bool *
     }
     const std::string prev_text = cc->full_text;
     bool              skipped   = false;
-    if (const transcribe_status st = stream_encode(cc, cm, is_final, &skipped); st != TRANSCRIBE_OK || skipped) {
-        return st;
+    // After stream_finish_audio_many the stream's end is encoded already.
+    if (!cc->stream_audio_ended) {
+        if (const transcribe_status st = stream_encode(cc, cm, is_final, &skipped); st != TRANSCRIBE_OK || skipped) {
+            return st;
+        }
     }
     const int64_t t_dec0 = ggml_time_us();
     if (const transcribe_status st = stream_prefill(cc, cm); st != TRANSCRIBE_OK) {
@@ -2185,6 +2190,9 @@ transcribe_status stream_feed(transcribe_session *       session,
     if (cm == nullptr || cm->plan.scheduler_list.empty()) {
         return TRANSCRIBE_ERR_INVALID_ARG;
     }
+    if (cc->stream_audio_ended) {
+        return TRANSCRIBE_ERR_INVALID_ARG;
+    }
     if (cc->poll_abort()) {
         return TRANSCRIBE_ERR_ABORTED;
     }
@@ -2266,6 +2274,7 @@ void stream_reset(transcribe_session * session) {
     cc->stream_publish_due = false;
     cc->stream_generated.clear();
     cc->stream_n_audio_clamp = -1;
+    cc->stream_audio_ended   = false;
 }
 
 // ---------------------------------------------------------------------------
@@ -2298,15 +2307,20 @@ namespace {
 // most half the machine's CPUs, where threads that wait for each other at
 // every operation of a graph still leave the other half to the rest of the
 // machine (other streams, the pipeline); never fewer than one of them uses
-// alone.
+// alone. Sessions whose audio has all ended (stream_finish_audio_many) would
+// each finalize alone at once on their own threads: they take as many, up
+// to all the CPUs.
 template <typename Members> int batch_threads(const Members & members) {
-    int sum = 0, most = 1;
+    int  sum = 0, most = 1;
+    bool ending = true;
     for (const auto * m : members) {
         sum += std::max(1, m->cc->n_threads);
-        most = std::max(most, m->cc->n_threads);
+        most   = std::max(most, m->cc->n_threads);
+        ending = ending && m->cc->stream_audio_ended;
     }
-    const int half = static_cast<int>(std::thread::hardware_concurrency()) / 2;
-    return std::max(most, half > 0 ? std::min(sum, half) : sum);
+    const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+    const int cap  = ending ? cpus : cpus / 2;
+    return std::max(most, cap > 0 ? std::min(sum, cap) : sum);
 }
 
 struct DecodeMember {
@@ -2551,16 +2565,17 @@ void stream_encode_members(std::vector<FeedMember> & members) {
     }
 }
 
-}  // namespace
-
-// stream_feed_audio for several sessions: each takes its audio and embeds
-// the new frames; their encoder batches run together where they can.
-void stream_feed_audio_many(transcribe_session * const * sessions,
-                            const float * const *        pcm,
-                            const int32_t *              n_samples,
-                            int32_t                      n,
-                            transcribe_status *          out_status,
-                            int32_t *                    out_steps_due) {
+// The audio of several sessions: with pcm, each takes its own and embeds the
+// new frames (a feed); without, each stream's end is padded and embedded as
+// stream_finalize does, after which its decoder steps run to the end. Their
+// encoder batches run together where they can.
+void stream_audio_many(transcribe_session * const * sessions,
+                       const float * const *        pcm,
+                       const int32_t *              n_samples,
+                       int32_t                      n,
+                       transcribe_status *          out_status,
+                       int32_t *                    out_steps_due) {
+    const bool          is_final = pcm == nullptr;
     std::vector<FeedMember> members;
     members.reserve(static_cast<size_t>(n));
     for (int32_t i = 0; i < n; ++i) {
@@ -2569,30 +2584,54 @@ void stream_feed_audio_many(transcribe_session * const * sessions,
         out_status[i] = TRANSCRIBE_OK;
         members.push_back({ cc, cm, &out_status[i], {} });
         FeedMember & m = members.back();
-        if (cm == nullptr || cm->plan.scheduler_list.empty()) {
+        if (cm == nullptr || cm->plan.scheduler_list.empty() || cc->stream_audio_ended) {
             out_status[i] = TRANSCRIBE_ERR_INVALID_ARG;
             continue;
         }
-        if (cc->poll_abort()) {
+        // A feed polls on entry; the end's call does not, as the
+        // stream_finalize that follows it does.
+        if (!is_final && cc->poll_abort()) {
             out_status[i] = TRANSCRIBE_ERR_ABORTED;
             continue;
         }
-        cc->stream_pcm.insert(cc->stream_pcm.end(), pcm[i], pcm[i] + n_samples[i]);
-        const int sr              = std::max(1, cm->hparams.fe_sample_rate);
-        cc->stream_audio_input_us = static_cast<int64_t>(cc->stream_pcm.size()) * 1000000 / sr;
-        const int64_t since       = static_cast<int64_t>(cc->stream_pcm.size()) - cc->stream_last_decode_samples;
-        if (since < static_cast<int64_t>(cc->stream_min_decode_ms) * sr / 1000) {
-            continue;
+        if (!is_final) {
+            cc->stream_pcm.insert(cc->stream_pcm.end(), pcm[i], pcm[i] + n_samples[i]);
+            const int sr              = std::max(1, cm->hparams.fe_sample_rate);
+            cc->stream_audio_input_us = static_cast<int64_t>(cc->stream_pcm.size()) * 1000000 / sr;
+            const int64_t since = static_cast<int64_t>(cc->stream_pcm.size()) - cc->stream_last_decode_samples;
+            if (since < static_cast<int64_t>(cc->stream_min_decode_ms) * sr / 1000) {
+                continue;
+            }
         }
         bool skipped  = false;
-        out_status[i] = stream_embed(cc, cm, /*is_final=*/false, &skipped, m.frames);
+        out_status[i] = stream_embed(cc, cm, is_final, &skipped, m.frames);
         cc->stream_publish_due         = cc->stream_publish_due || !skipped;
         cc->stream_last_decode_samples = static_cast<int64_t>(cc->stream_pcm.size());
+        // (A stream with too little audio to embed is left to finalize.)
+        cc->stream_audio_ended         = is_final && out_status[i] == TRANSCRIBE_OK && !skipped;
     }
     stream_encode_members(members);
     for (int32_t i = 0; i < n; ++i) {
         out_steps_due[i] = out_status[i] == TRANSCRIBE_OK ? stream_steps_due(members[i].cc, members[i].cm) : 0;
     }
+}
+
+}  // namespace
+
+void stream_feed_audio_many(transcribe_session * const * sessions,
+                            const float * const *        pcm,
+                            const int32_t *              n_samples,
+                            int32_t                      n,
+                            transcribe_status *          out_status,
+                            int32_t *                    out_steps_due) {
+    stream_audio_many(sessions, pcm, n_samples, n, out_status, out_steps_due);
+}
+
+void stream_finish_audio_many(transcribe_session * const * sessions,
+                              int32_t                      n,
+                              transcribe_status *          out_status,
+                              int32_t *                    out_steps_due) {
+    stream_audio_many(sessions, nullptr, nullptr, n, out_status, out_steps_due);
 }
 
 // Up to max_steps of the due decoder work of each session: the prompts one
@@ -3244,6 +3283,7 @@ extern const Arch arch = {
     /* .stream_feed_audio  = */ stream_feed_audio,
     /* .stream_decode_many = */ stream_decode_many,
     /* .stream_feed_audio_many = */ stream_feed_audio_many,
+    /* .stream_finish_audio_many = */ stream_finish_audio_many,
 };
 
 }  // namespace transcribe::voxtral_realtime

@@ -133,6 +133,7 @@ struct Session final : public transcribe_session {
     bool                           stream_publish_due = false;  // feed_audio / decode_many moved the stream
     std::vector<int32_t>           stream_generated;            // emitted token ids
     int                            stream_n_audio_clamp = -1;   // ceil(mel_frames/8) decode cap
+    bool                           stream_audio_ended   = false;  // finish_audio_many: decode to the end
 
     // Numerical-validation captures (only when TRANSCRIBE_DUMP_DIR is set):
     // stream.logits_raw (first generated step) and .gen8 (ninth step).

@@ -853,6 +853,14 @@ unsafe extern "C" {
     ) -> transcribe_status;
 }
 unsafe extern "C" {
+    pub fn transcribe_stream_finish_audio_many(
+        sessions: *const *mut transcribe_session,
+        n: i32,
+        out_status: *mut transcribe_status,
+        out_steps_due: *mut i32,
+    ) -> transcribe_status;
+}
+unsafe extern "C" {
     pub fn transcribe_stream_decode_many(
         sessions: *const *mut transcribe_session,
         n: i32,

@@ -104,11 +104,12 @@ impl Cadence {
         })
     }
 
-    /// A stream begins: its first `warm_up_ns` of audio are not judged, as
-    /// their decodes pay what a stream pays once (the model encodes its
-    /// left padding at the first decode and its prompt once the delay's
-    /// audio is in: on 2 CPUs, three streams of the 4+2-layer model took
-    /// 1.2 s for their first 0.64 s of audio, then 0.7 s a second).
+    /// A stream begins: its first `warm_up_ns` of audio are judged only by
+    /// the lag they leave, as their decodes pay what a stream pays once
+    /// (the model encodes its left padding at the first decode and its
+    /// prompt once the delay's audio is in: on 2 CPUs, three streams of the
+    /// 4+2-layer model took 1.2 s for their first 0.64 s of audio, then
+    /// 0.7 s a second).
     pub(super) fn stream_begins(&mut self, warm_up_ns: u64) {
         self.window_audio_ns = 0;
         self.window_busy_ns = 0;
@@ -133,14 +134,13 @@ impl Cadence {
         if !live {
             return None;
         }
-        if self.warm_up_ns > 0 {
-            self.warm_up_ns = self.warm_up_ns.saturating_sub(audio_ns);
-            self.total_ns += audio_ns;
-            return None;
-        }
         self.window_audio_ns += audio_ns;
         self.window_busy_ns += busy_ns;
         self.total_ns += audio_ns;
+        if self.warm_up_ns > 0 {
+            self.warm_up_ns = self.warm_up_ns.saturating_sub(audio_ns);
+            return self.far_behind_at_the_start(lag_ns);
+        }
         if self.window_audio_ns < self.window_ns() {
             return None;
         }
@@ -157,6 +157,30 @@ impl Cadence {
                 lag_ns,
             };
             self.now_ms = to_ms;
+            change
+        })
+    }
+
+    /// During a stream's start: what it costs says nothing of the pace and
+    /// is not kept, but falling behind by more than half the latency goes
+    /// to the bound, as after the start. The first window after the start
+    /// begins afresh.
+    fn far_behind_at_the_start(&mut self, lag_ns: u64) -> Option<Change> {
+        let rtf = self.window_busy_ns as f64 / self.window_audio_ns.max(1) as f64;
+        if self.warm_up_ns == 0 {
+            self.window_audio_ns = 0;
+            self.window_busy_ns = 0;
+        }
+        let far_behind =
+            rtf >= BEHIND_RTF && lag_ns > self.latency_ns / 2 && self.may_gain(self.bound_ms, rtf);
+        far_behind.then(|| {
+            let change = Change {
+                from_ms: self.now_ms,
+                to_ms: self.bound_ms,
+                rtf,
+                lag_ns,
+            };
+            self.now_ms = self.bound_ms;
             change
         })
     }
@@ -396,6 +420,20 @@ mod tests {
         let mut c = cadence();
         let changes = start_slowly_then(&mut c, 0.6);
         assert!(changes[0].stretched(), "{changes:?}");
+    }
+
+    #[test]
+    fn a_start_that_threatens_the_latency_goes_to_the_bound_at_once() {
+        let mut c = cadence();
+        c.stream_begins(800 * MS);
+        let mut lag = 0;
+        let mut changes = Vec::new();
+        for _ in 0..40 {
+            lag += 40 * MS;
+            changes.extend(c.after_feed(20 * MS, 60 * MS, lag, true));
+        }
+        let steps: Vec<u32> = changes.iter().map(|c| c.to_ms).collect();
+        assert_eq!(steps, [STRETCH_BOUND_MS], "{changes:?}");
     }
 
     #[test]

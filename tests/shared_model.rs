@@ -188,6 +188,26 @@ fn streams_that_end_together_share_their_last_steps() {
     );
 }
 
+/// A stream that ends while the others still feed (a channel's EOS in the
+/// middle of the others' speech) leaves their words as alone, and says
+/// what it says alone.
+#[test]
+fn a_stream_that_ends_among_others_feeding_leaves_their_words_untouched() {
+    init();
+    let path = own_copy(&common::fixture("voxtral-rt-tone.gguf"), "shared-early-end");
+    let spec = ModelSpec::new(&path);
+    let mut audios = patterns();
+    // The first two end at 25 of their 40 frames' audio (tones past it cut).
+    for audio in &mut audios[..2] {
+        audio.truncate(25 * 1280);
+    }
+    let alone: Vec<Said> = audios.iter().map(|a| say_alone(&spec, a)).collect();
+    let together = say_together(&spec, &audios);
+    for (i, (alone, together)) in alone.iter().zip(&together).enumerate() {
+        assert_eq!(alone, together, "stream {i}");
+    }
+}
+
 /// A stream aborted in the middle (a flush, a state change) and one whose
 /// owner stops feeding and drops it leave the two others' words as alone.
 #[test]

@@ -61,7 +61,7 @@ pub(super) struct Cadence {
     window_busy_ns: u64,
     /// Audio fed in all.
     total_ns: u64,
-    /// Audio of the stream's start still to come, which is not judged.
+    /// Audio of the stream's start still to come, judged only by its lag.
     warm_up_ns: u64,
     /// The real-time factor last measured at each interval tried.
     measured: Vec<(u32, Measured)>,
@@ -90,18 +90,9 @@ impl Cadence {
     /// Back to `decode-interval` at once, the measures kept (overload: a
     /// skip, after which streams restart there). The change, if any.
     pub(super) fn back_to_base(&mut self) -> Option<Change> {
-        self.window_audio_ns = 0;
-        self.window_busy_ns = 0;
-        (self.now_ms != self.base_ms).then(|| {
-            let change = Change {
-                from_ms: self.now_ms,
-                to_ms: self.base_ms,
-                rtf: self.recent(self.now_ms).unwrap_or(0.0),
-                lag_ns: 0,
-            };
-            self.now_ms = self.base_ms;
-            change
-        })
+        self.new_window();
+        let rtf = self.recent(self.now_ms).unwrap_or(0.0);
+        self.change_to(self.base_ms, rtf, 0)
     }
 
     /// A stream begins: its first `warm_up_ns` of audio are judged only by
@@ -111,8 +102,7 @@ impl Cadence {
     /// 4+2-layer model took 1.2 s for their first 0.64 s of audio, then
     /// 0.7 s a second).
     pub(super) fn stream_begins(&mut self, warm_up_ns: u64) {
-        self.window_audio_ns = 0;
-        self.window_busy_ns = 0;
+        self.new_window();
         self.warm_up_ns = warm_up_ns;
     }
 
@@ -144,11 +134,39 @@ impl Cadence {
         if self.window_audio_ns < self.window_ns() {
             return None;
         }
-        let rtf = self.window_busy_ns as f64 / self.window_audio_ns as f64;
-        self.window_audio_ns = 0;
-        self.window_busy_ns = 0;
+        let rtf = self.window_rtf();
+        self.new_window();
         self.remember(rtf);
         let to_ms = self.next_interval(rtf, lag_ns);
+        self.change_to(to_ms, rtf, lag_ns)
+    }
+
+    /// During a stream's start: what it costs says nothing of the pace and
+    /// is not kept, but falling behind by more than half the latency goes
+    /// to the bound, as after the start. The first window after the start
+    /// begins afresh.
+    fn far_behind_at_the_start(&mut self, lag_ns: u64) -> Option<Change> {
+        let rtf = self.window_rtf();
+        if self.warm_up_ns == 0 {
+            self.new_window();
+        }
+        if !self.far_behind(rtf, lag_ns) {
+            return None;
+        }
+        self.change_to(self.bound_ms, rtf, lag_ns)
+    }
+
+    fn window_rtf(&self) -> f64 {
+        self.window_busy_ns as f64 / self.window_audio_ns.max(1) as f64
+    }
+
+    fn new_window(&mut self) {
+        self.window_audio_ns = 0;
+        self.window_busy_ns = 0;
+    }
+
+    /// Moves to `to_ms`, if that is a change: the change.
+    fn change_to(&mut self, to_ms: u32, rtf: f64, lag_ns: u64) -> Option<Change> {
         (to_ms != self.now_ms).then(|| {
             let change = Change {
                 from_ms: self.now_ms,
@@ -161,28 +179,10 @@ impl Cadence {
         })
     }
 
-    /// During a stream's start: what it costs says nothing of the pace and
-    /// is not kept, but falling behind by more than half the latency goes
-    /// to the bound, as after the start. The first window after the start
-    /// begins afresh.
-    fn far_behind_at_the_start(&mut self, lag_ns: u64) -> Option<Change> {
-        let rtf = self.window_busy_ns as f64 / self.window_audio_ns.max(1) as f64;
-        if self.warm_up_ns == 0 {
-            self.window_audio_ns = 0;
-            self.window_busy_ns = 0;
-        }
-        let far_behind =
-            rtf >= BEHIND_RTF && lag_ns > self.latency_ns / 2 && self.may_gain(self.bound_ms, rtf);
-        far_behind.then(|| {
-            let change = Change {
-                from_ms: self.now_ms,
-                to_ms: self.bound_ms,
-                rtf,
-                lag_ns,
-            };
-            self.now_ms = self.bound_ms;
-            change
-        })
+    /// Behind by more than half the latency: straight to the bound, before
+    /// the latency runs out (where the bound was not lately as slow).
+    fn far_behind(&self, rtf: f64, lag_ns: u64) -> bool {
+        rtf >= BEHIND_RTF && lag_ns > self.latency_ns / 2 && self.may_gain(self.bound_ms, rtf)
     }
 
     /// Decisions come after two intervals of audio, and at least a second:
@@ -213,14 +213,11 @@ impl Cadence {
         }
         // Audio that waits while the model runs faster than real time came
         // in a burst: the model catches up by itself.
-        if rtf >= BEHIND_RTF {
-            // Far behind: straight to the bound, before the latency runs out.
-            if lag_ns > self.latency_ns / 2 && self.may_gain(self.bound_ms, rtf) {
-                return self.bound_ms;
-            }
-            if lag_ns > interval_ns && self.may_gain(self.longer(), rtf) {
-                return self.longer();
-            }
+        if self.far_behind(rtf, lag_ns) {
+            return self.bound_ms;
+        }
+        if rtf >= BEHIND_RTF && lag_ns > interval_ns && self.may_gain(self.longer(), rtf) {
+            return self.longer();
         }
         let shorter = self.shorter();
         if shorter < self.now_ms && lag_ns < interval_ns && self.fast_enough_at(shorter) {

@@ -231,12 +231,23 @@ impl Batcher {
 /// status, what the library logged, and each member's status.
 type Said = (ffi::transcribe_status, String, Vec<ffi::transcribe_status>);
 
-fn sessions_of(round: &[Member], members: &[usize]) -> Vec<*mut ffi::transcribe_session> {
-    members.iter().map(|&i| round[i].1).collect()
+/// Runs `call` on the sessions of `members` with a status for each, what
+/// the library logs meanwhile captured.
+fn call_on(
+    round: &[Member],
+    members: &[usize],
+    call: impl FnOnce(
+        &[*mut ffi::transcribe_session],
+        &mut [ffi::transcribe_status],
+    ) -> ffi::transcribe_status,
+) -> Said {
+    let sessions: Vec<*mut ffi::transcribe_session> = members.iter().map(|&i| round[i].1).collect();
+    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; members.len()];
+    let (call, detail) = log::capture(|| call(&sessions, &mut status));
+    (call, detail, status)
 }
 
 fn feed_audio(round: &[Member], feeds: &[usize]) -> Said {
-    let sessions = sessions_of(round, feeds);
     let (pcm, samples): (Vec<*const f32>, Vec<i32>) = feeds
         .iter()
         .map(|&i| match round[i].2 {
@@ -244,55 +255,51 @@ fn feed_audio(round: &[Member], feeds: &[usize]) -> Said {
             Work::Finish => unreachable!("only feeds are fed"),
         })
         .unzip();
-    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; feeds.len()];
-    let mut due = vec![0i32; feeds.len()];
-    // SAFETY: distinct sessions with active streams and their audio, each
-    // of whose threads waits in `run` until its outcome is set; the arrays
-    // hold `feeds.len()` entries.
-    let (call, detail) = log::capture(|| unsafe {
-        ffi::transcribe_stream_feed_audio_many(
-            sessions.as_ptr(),
-            pcm.as_ptr(),
-            samples.as_ptr(),
-            sessions.len() as i32,
-            status.as_mut_ptr(),
-            due.as_mut_ptr(),
-        )
-    });
-    (call, detail, status)
+    call_on(round, feeds, |sessions, status| {
+        // SAFETY: distinct sessions with active streams and their audio,
+        // each of whose threads waits in `run` until its outcome is set;
+        // the arrays hold an entry for each.
+        unsafe {
+            ffi::transcribe_stream_feed_audio_many(
+                sessions.as_ptr(),
+                pcm.as_ptr(),
+                samples.as_ptr(),
+                sessions.len() as i32,
+                status.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+    })
 }
 
 fn finish_audio(round: &[Member], ends: &[usize]) -> Said {
-    let sessions = sessions_of(round, ends);
-    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; ends.len()];
-    let mut due = vec![0i32; ends.len()];
-    // SAFETY: as in `feed_audio`, without audio.
-    let (call, detail) = log::capture(|| unsafe {
-        ffi::transcribe_stream_finish_audio_many(
-            sessions.as_ptr(),
-            sessions.len() as i32,
-            status.as_mut_ptr(),
-            due.as_mut_ptr(),
-        )
-    });
-    (call, detail, status)
+    call_on(round, ends, |sessions, status| {
+        // SAFETY: as in `feed_audio`, without audio.
+        unsafe {
+            ffi::transcribe_stream_finish_audio_many(
+                sessions.as_ptr(),
+                sessions.len() as i32,
+                status.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+    })
 }
 
 fn decode(round: &[Member], decoding: &[usize]) -> Said {
-    let sessions = sessions_of(round, decoding);
-    let mut status = vec![ffi::transcribe_status::TRANSCRIBE_OK; decoding.len()];
-    // SAFETY: as in `feed_audio`: the sessions whose audio was taken.
-    let (call, detail) = log::capture(|| unsafe {
-        ffi::transcribe_stream_decode_many(
-            sessions.as_ptr(),
-            sessions.len() as i32,
-            0,
-            std::ptr::null_mut(),
-            status.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    });
-    (call, detail, status)
+    call_on(round, decoding, |sessions, status| {
+        // SAFETY: as in `feed_audio`: the sessions whose audio was taken.
+        unsafe {
+            ffi::transcribe_stream_decode_many(
+                sessions.as_ptr(),
+                sessions.len() as i32,
+                0,
+                std::ptr::null_mut(),
+                status.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+    })
 }
 
 /// Sets the outcomes of `members` from a call over them: the call's status

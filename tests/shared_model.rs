@@ -91,6 +91,13 @@ fn say_together(spec: &ModelSpec, audios: &[Vec<f32>]) -> Vec<Said> {
     workers.into_iter().map(|w| w.join().unwrap()).collect()
 }
 
+/// Each stream said what it said alone, update by update.
+fn assert_each_as_alone<'a>(alone: &[Said], together: impl IntoIterator<Item = &'a Said>) {
+    for (i, (alone, together)) in alone.iter().zip(together).enumerate() {
+        assert_eq!(alone, together, "stream {i}");
+    }
+}
+
 fn say_alone(spec: &ModelSpec, audio: &[f32]) -> Said {
     say(&mut Stream::open(spec, 1).unwrap(), audio)
 }
@@ -126,9 +133,7 @@ fn streams_that_decode_together_each_say_what_they_say_alone() {
     }
     let before = Stream::open(&spec, 1).unwrap().decoded_together();
     let together = say_together(&spec, &audios);
-    for (i, (alone, together)) in alone.iter().zip(&together).enumerate() {
-        assert_eq!(alone, together, "stream {i}");
-    }
+    assert_each_as_alone(&alone, &together);
     let after = Stream::open(&spec, 1).unwrap().decoded_together();
     let (rounds, streams) = (after.rounds - before.rounds, after.streams - before.streams);
     assert!(
@@ -171,9 +176,7 @@ fn streams_that_end_together_share_their_last_steps() {
         .collect();
     let ended: Vec<(Stream, Said)> = ends.into_iter().map(|e| e.join().unwrap()).collect();
     let after = ended[0].0.decoded_together();
-    for (i, (alone, (_, together))) in alone.iter().zip(&ended).enumerate() {
-        assert_eq!(alone, together, "stream {i}");
-    }
+    assert_each_as_alone(&alone, ended.iter().map(|(_, said)| said));
     // Each stream's end: what it had pending (every pattern ends between
     // two decodes), then the end of its audio.
     let (rounds, work) = (after.rounds - before.rounds, after.streams - before.streams);
@@ -203,9 +206,7 @@ fn a_stream_that_ends_among_others_feeding_leaves_their_words_untouched() {
     }
     let alone: Vec<Said> = audios.iter().map(|a| say_alone(&spec, a)).collect();
     let together = say_together(&spec, &audios);
-    for (i, (alone, together)) in alone.iter().zip(&together).enumerate() {
-        assert_eq!(alone, together, "stream {i}");
-    }
+    assert_each_as_alone(&alone, &together);
 }
 
 /// A stream aborted in the middle (a flush, a state change) and one whose

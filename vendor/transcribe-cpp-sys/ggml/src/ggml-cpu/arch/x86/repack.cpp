@@ -1474,17 +1474,42 @@ void ggml_gemv_q4_0_8x8_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const vo
 }
 
 #if defined(__AVX512BW__) && defined(__AVX512DQ__)
-// The scales (bytes 0-7) and mins (bytes 8-15) of sub-block t of the eight
-// interleaved Q4_K blocks of a block_q4_Kx8, as 6-bit values.
-static inline __m128i q4_Kx8_scales_mins(const uint8_t * scales, int t) {
-    uint32_t u[4];
-    memcpy(u, scales + 12 * t, 12);
-    u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
-    const uint32_t aux = u[1] & 0x3f3f3f3f;
-    u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
-    u[2] = aux;
-    u[0] &= 0x3f3f3f3f;
-    return _mm_loadu_si128((const __m128i *) u);
+// The scales (bytes 0-7) and mins (bytes 8-15) of each sub-block t of the
+// eight interleaved Q4_K blocks of a block_q4_Kx8, as 6-bit values, in sm[t].
+// Sub-block t's 12 bytes are the 32-bit words 3 t to 3 t + 2 of the 96; the
+// eight sub-blocks are unpacked side by side, word w of each in one vector.
+static inline void q4_Kx8_scales_mins(const uint8_t * scales, __m128i sm[8]) {
+    const __m512i words_0_15  = _mm512_loadu_si512((const __m512i *) scales);
+    const __m512i words_16_23 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) (scales + 64)));
+    const __m512i first = _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i u0 = _mm512_castsi512_si256(_mm512_permutex2var_epi32(words_0_15, first, words_16_23));
+    const __m256i u1 = _mm512_castsi512_si256(
+        _mm512_permutex2var_epi32(words_0_15, _mm512_add_epi32(first, _mm512_set1_epi32(1)), words_16_23));
+    const __m256i u2 = _mm512_castsi512_si256(
+        _mm512_permutex2var_epi32(words_0_15, _mm512_add_epi32(first, _mm512_set1_epi32(2)), words_16_23));
+    const __m256i six_bits  = _mm256_set1_epi32(0x3f3f3f3f);
+    const __m256i four_bits = _mm256_set1_epi32(0x0f0f0f0f);
+    const __m256i two_bits  = _mm256_set1_epi32(0x03030303);
+    // the 6-bit values of columns 0-3 and 4-7, as get_scale_min_k4 unpacks them
+    const __m256i scales_lo = _mm256_and_si256(u0, six_bits);
+    const __m256i scales_hi = _mm256_or_si256(_mm256_and_si256(u2, four_bits),
+                                              _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), two_bits), 4));
+    const __m256i mins_lo = _mm256_and_si256(u1, six_bits);
+    const __m256i mins_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), four_bits),
+                                            _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), two_bits), 4));
+    // transposed: sub-block t's four words together (t and t + 4 share a vector)
+    const __m256i scales_01 = _mm256_unpacklo_epi32(scales_lo, scales_hi);
+    const __m256i scales_23 = _mm256_unpackhi_epi32(scales_lo, scales_hi);
+    const __m256i mins_01   = _mm256_unpacklo_epi32(mins_lo, mins_hi);
+    const __m256i mins_23   = _mm256_unpackhi_epi32(mins_lo, mins_hi);
+    const __m256i sub_block[4] = {
+        _mm256_unpacklo_epi64(scales_01, mins_01), _mm256_unpackhi_epi64(scales_01, mins_01),
+        _mm256_unpacklo_epi64(scales_23, mins_23), _mm256_unpackhi_epi64(scales_23, mins_23),
+    };
+    for (int t = 0; t < 4; t++) {
+        sm[t]     = _mm256_castsi256_si128(sub_block[t]);
+        sm[t + 4] = _mm256_extracti128_si256(sub_block[t], 1);
+    }
 }
 
 // A block_q4_Kx8's sub-block scales, per sub-block each column's in both
@@ -1492,8 +1517,8 @@ static inline __m128i q4_Kx8_scales_mins(const uint8_t * scales, int t) {
 // 16-bit pairs of sub-blocks (2p, 2p + 1) per column.
 static inline void q4_Kx8_block_scales(const uint8_t * scales, __m512i scale[8], __m256i mins_pair[4]) {
     __m128i sm[8];
+    q4_Kx8_scales_mins(scales, sm);
     for (int t = 0; t < 8; t++) {
-        sm[t] = q4_Kx8_scales_mins(scales, t);
         scale[t] = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(sm[t], sm[t]));
     }
     for (int p = 0; p < 4; p++) {

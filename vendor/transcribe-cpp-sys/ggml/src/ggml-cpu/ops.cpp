@@ -8852,17 +8852,15 @@ static void ggml_flash_attn_ext_unmasked_range(const ggml_fp16_t * mp, int64_t *
     }
 }
 
-// y[i] = expf(x[i]) for n floats, bit for bit what glibc's expf gives on a
-// CPU with FMA (the flash attention's results stay what they were). On
-// AVX-512 sixteen at a time, computed as glibc does: in double, k = x 32/ln 2
-// rounded by adding a shift, 2^(k/32) from a table of 2^(i/32) with k/32's
-// integer part added to the exponent, times a cubic in the remainder, with
-// the same fused multiply-adds; lanes off that path (|x| >= 88 or so,
-// infinities, NaN) take expf itself. Checked against glibc 2.36 for every
-// float.
-static void ggml_vec_expf_as_libm(int n, float * y, const float * x) {
-    int i = 0;
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
+// expf of 16 floats, bit for bit what glibc's expf gives on a CPU with FMA
+// (the flash attention's results stay what they were), computed as glibc
+// does: in double, k = x 32/ln 2 rounded by adding a shift, 2^(k/32) from a
+// table of 2^(i/32) with k/32's integer part added to the exponent, times a
+// cubic in the remainder, with the same fused multiply-adds; lanes off that
+// path (|x| >= 88 or so, infinities, NaN) take expf itself. Checked against
+// glibc 2.36 for every float.
+static inline __m512 ggml_v16_expf_as_libm(__m512 xv) {
     // 2^(i/32) as double bits, less i << 47 (added back with k's bits)
     static const uint64_t exp2_32nds[32] = {
         0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
@@ -8884,30 +8882,45 @@ static void ggml_vec_expf_as_libm(int n, float * y, const float * x) {
     const __m512d c1         = _mm512_set1_pd(0x1.ebfce50fac4f3p-13);
     const __m512d c2         = _mm512_set1_pd(0x1.62e42ff0c52d6p-6);
     const __m512d one        = _mm512_set1_pd(1.0);
+    __m256 e[2];
+    for (int h = 0; h < 2; ++h) {
+        const __m512d xd = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(xv, 1) : _mm512_castps512_ps256(xv));
+        const __m512d k_shifted = _mm512_fmadd_pd(inv_ln2_32, xd, shift);
+        const __m512i k_bits = _mm512_castpd_si512(k_shifted);
+        const __m512d r = _mm512_fmsub_pd(inv_ln2_32, xd, _mm512_sub_pd(k_shifted, shift));
+        const __m512i idx = _mm512_and_si512(k_bits, _mm512_set1_epi64(31));
+        const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
+        const __m512i t = _mm512_mask_blend_epi64(upper, _mm512_permutex2var_epi64(tab0, idx, tab1),
+                                                  _mm512_permutex2var_epi64(tab2, idx, tab3));
+        const __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(k_bits, 47)));
+        const __m512d z = _mm512_fmadd_pd(r, c0, c1);
+        const __m512d p = _mm512_fmadd_pd(z, _mm512_mul_pd(r, r), _mm512_fmadd_pd(r, c2, one));
+        e[h] = _mm512_cvtpd_ps(_mm512_mul_pd(p, s));
+    }
+    __m512 y = _mm512_insertf32x8(_mm512_castps256_ps512(e[0]), e[1], 1);
+    const __m512i abstop = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(xv), 20), _mm512_set1_epi32(0x7ff));
+    const __mmask16 off_path = _mm512_cmpge_epi32_mask(abstop, _mm512_set1_epi32(0x42b));
+    if (off_path) {
+        float xs[16];
+        float ys[16];
+        _mm512_storeu_ps(xs, xv);
+        _mm512_storeu_ps(ys, y);
+        for (__mmask16 m = off_path; m; m &= m - 1) {
+            const int j = __builtin_ctz(m);
+            ys[j] = expf(xs[j]);
+        }
+        y = _mm512_loadu_ps(ys);
+    }
+    return y;
+}
+#endif
+
+// y[i] = expf(x[i]) for n floats, as glibc's expf (16 at a time on AVX-512).
+static void ggml_vec_expf_as_libm(int n, float * y, const float * x) {
+    int i = 0;
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
     for (; i + 16 <= n; i += 16) {
-        const __m512 xv = _mm512_loadu_ps(x + i);
-        __m256 e[2];
-        for (int h = 0; h < 2; ++h) {
-            const __m512d xd = _mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(xv, 1) : _mm512_castps512_ps256(xv));
-            const __m512d k_shifted = _mm512_fmadd_pd(inv_ln2_32, xd, shift);
-            const __m512i k_bits = _mm512_castpd_si512(k_shifted);
-            const __m512d r = _mm512_fmsub_pd(inv_ln2_32, xd, _mm512_sub_pd(k_shifted, shift));
-            const __m512i idx = _mm512_and_si512(k_bits, _mm512_set1_epi64(31));
-            const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
-            const __m512i t = _mm512_mask_blend_epi64(upper, _mm512_permutex2var_epi64(tab0, idx, tab1),
-                                                      _mm512_permutex2var_epi64(tab2, idx, tab3));
-            const __m512d s = _mm512_castsi512_pd(_mm512_add_epi64(t, _mm512_slli_epi64(k_bits, 47)));
-            const __m512d z = _mm512_fmadd_pd(r, c0, c1);
-            const __m512d p = _mm512_fmadd_pd(z, _mm512_mul_pd(r, r), _mm512_fmadd_pd(r, c2, one));
-            e[h] = _mm512_cvtpd_ps(_mm512_mul_pd(p, s));
-        }
-        _mm512_storeu_ps(y + i, _mm512_insertf32x8(_mm512_castps256_ps512(e[0]), e[1], 1));
-        const __m512i abstop = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(xv), 20), _mm512_set1_epi32(0x7ff));
-        __mmask16 off_path = _mm512_cmpge_epi32_mask(abstop, _mm512_set1_epi32(0x42b));
-        for (; off_path; off_path &= off_path - 1) {
-            const int j = i + __builtin_ctz(off_path);
-            y[j] = expf(x[j]);
-        }
+        _mm512_storeu_ps(y + i, ggml_v16_expf_as_libm(_mm512_loadu_ps(x + i)));
     }
 #endif
     for (; i < n; ++i) {
@@ -9089,14 +9102,242 @@ static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1
     }
 }
 
-// The pass's walk over the keys [first, last) with F32 K and V, a block of
-// keys at a time, its rows a block at a time within it.
-static void ggml_flash_attn_ext_f32_walk(const ggml_fa_rows & p, int64_t first, int64_t last) {
+#define GGML_FA_D64_ROWS 4
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && GGML_F32_EPR == 16
+// Query rows of one head (the frames of an encoder chunk) read the same K
+// and V rows: with a head's dimension of 64 (an encoder's), rows of one head
+// go GGML_FA_D64_ROWS at a time, each K and V row loaded once for them.
+static bool ggml_fa_d64_rows(const ggml_fa_rows & p, int r) {
+    if (p.DK != 64 || p.DV != 64 || p.logit_softcap != 0.0f || r + GGML_FA_D64_ROWS > p.nr) {
+        return false;
+    }
+    for (int i = 1; i < GGML_FA_D64_ROWS; ++i) {
+        if (p.k_head[r + i] != p.k_head[r] || p.v_head[r + i] != p.v_head[r]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// ggml_vec_dot_f32_steps of 64 floats on AVX-512 up to its last reduce: the
+// products, x0 + x2 and x1 + x3, then their sum.
+static inline __m512 ggml_fa_d64_partial_sums(const float * k, const float * q) {
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 x[4];
+    for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_fmadd_ps(_mm512_loadu_ps(k + 16*i), _mm512_loadu_ps(q + 16*i), zero);
+    }
+    return _mm512_add_ps(_mm512_add_ps(x[0], x[2]), _mm512_add_ps(x[1], x[3]));
+}
+
+// _mm512_reduce_add_ps for many dots at once, level by level, as its tree
+// adds: the upper 8 lanes to the lower, of those the upper 4 to the lower,
+// then lanes 0 + 2 and 1 + 3, then those two.
+// Level 1 of dots a and b: a's 8 sums in lanes 0-7, b's in 8-15.
+static inline __m512 ggml_fa_reduce_halves(__m512 a, __m512 b) {
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0xEE), _mm512_shuffle_f32x4(a, b, 0x44));
+}
+
+// Level 2 of two level-1 vectors: each dot's 4 sums in a 128-bit lane.
+static inline __m512 ggml_fa_reduce_quarters(__m512 u, __m512 v) {
+    return _mm512_add_ps(_mm512_shuffle_f32x4(u, v, 0xDD), _mm512_shuffle_f32x4(u, v, 0x88));
+}
+
+// Level 3 of two level-2 vectors (a row per lane in both): in each lane, w's
+// two sums, then x's.
+static inline __m512 ggml_fa_reduce_pairs(__m512 w, __m512 x) {
+    return _mm512_add_ps(_mm512_shuffle_ps(w, x, 0x44), _mm512_shuffle_ps(w, x, 0xEE));
+}
+
+// Level 4 of two level-3 vectors: in each lane, y's two dots, then t's.
+static inline __m512 ggml_fa_reduce_last(__m512 y, __m512 t) {
+    return _mm512_add_ps(_mm512_shuffle_ps(y, t, 0x88), _mm512_shuffle_ps(y, t, 0xDD));
+}
+
+// The dots of the rows r .. r + 3 with four keys' K rows: a 128-bit lane a
+// row, its four keys in order.
+static inline __m512 ggml_fa_d64_dots_4x4(const ggml_fa_rows & p, int r, const float * const k[4]) {
+    const float * q = p.Q_rows + r*64;
+    __m512 at_key[4];
+    for (int j = 0; j < 4; ++j) {
+        at_key[j] = ggml_fa_reduce_quarters(
+            ggml_fa_reduce_halves(ggml_fa_d64_partial_sums(k[j], q),       ggml_fa_d64_partial_sums(k[j], q + 64)),
+            ggml_fa_reduce_halves(ggml_fa_d64_partial_sums(k[j], q + 128), ggml_fa_d64_partial_sums(k[j], q + 192)));
+    }
+    return ggml_fa_reduce_last(ggml_fa_reduce_pairs(at_key[0], at_key[1]), ggml_fa_reduce_pairs(at_key[2], at_key[3]));
+}
+
+// The rows' dots with the keys [ic0, ic0 + nk), nk <= 16: a vector a row,
+// lane j key ic0 + j (past nk, the last key again).
+static inline void ggml_fa_d64_dots(const ggml_fa_rows & p, int r, int64_t ic0, int nk, __m512 dots[4]) {
+    __m512 by_keys[4];
+    for (int j0 = 0; j0 < 16; j0 += 4) {
+        const float * k[4];
+        for (int j = 0; j < 4; ++j) {
+            k[j] = (const float *) (p.k_head[r] + (ic0 + MIN(j0 + j, nk - 1))*p.nbk1);
+        }
+        by_keys[j0/4] = ggml_fa_d64_dots_4x4(p, r, k);
+    }
+    // the 128-bit lanes transposed
+    const __m512 keys_01_a = _mm512_shuffle_f32x4(by_keys[0], by_keys[1], 0x44);
+    const __m512 keys_01_b = _mm512_shuffle_f32x4(by_keys[0], by_keys[1], 0xEE);
+    const __m512 keys_23_a = _mm512_shuffle_f32x4(by_keys[2], by_keys[3], 0x44);
+    const __m512 keys_23_b = _mm512_shuffle_f32x4(by_keys[2], by_keys[3], 0xEE);
+    dots[0] = _mm512_shuffle_f32x4(keys_01_a, keys_23_a, 0x88);
+    dots[1] = _mm512_shuffle_f32x4(keys_01_a, keys_23_a, 0xDD);
+    dots[2] = _mm512_shuffle_f32x4(keys_01_b, keys_23_b, 0x88);
+    dots[3] = _mm512_shuffle_f32x4(keys_01_b, keys_23_b, 0xDD);
+}
+
+// What a row does at each key of a block, as the one-key walk decides it.
+struct ggml_fa_d64_steps {
+    __mmask16 take;     // keys the row takes (in its range, not masked to -inf)
+    __mmask16 new_max;  // of those, keys above the row's running maximum
+    float     e[16];    // expf(Mold - M) at a new maximum, else expf(s - M)
+};
+
+// Row r's scores from its dots (times the scale, plus the mask's value, each
+// a rounded operation of its own as in the one-key walk: no fused
+// multiply-add), its running maximum before each key (the maxima of the
+// scores before it: the same comparisons as key by key) and the expf each
+// step needs; p.M[r] becomes the last new maximum.
+static inline void ggml_fa_d64_row_steps(const ggml_fa_rows & p, int r, int64_t ic0, int nk, __m512 dot,
+        ggml_fa_d64_steps & st) {
+    const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 neg_inf = _mm512_set1_ps(-INFINITY);
+    const int64_t lo = MAX(p.ic_first[r] - ic0, (int64_t) 0);
+    const int64_t hi = MIN(p.ic_last[r] - ic0, (int64_t) nk);
+    __mmask16 take = lo < hi ? (__mmask16) (((1u << hi) - 1) & ~((1u << lo) - 1)) : 0;
+    __m512 mv = _mm512_setzero_ps();
+    if (p.mp[r]) {
+        ggml_fp16_t m16[16] = { 0 };
+        memcpy(m16, p.mp[r] + ic0, nk*sizeof(ggml_fp16_t));
+        mv = _mm512_mul_round_ps(_mm512_set1_ps(p.slope[r]), _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) m16)), round);
+        take &= _mm512_cmp_ps_mask(mv, neg_inf, _CMP_NEQ_UQ);
+    }
+    const __m512 s = _mm512_add_round_ps(_mm512_mul_round_ps(dot, _mm512_set1_ps(p.scale), round), mv, round);
+
+    // the running maximum: a NaN score never becomes it (s > M is false)
+    __m512 run = _mm512_mask_mov_ps(neg_inf, take & _mm512_cmp_ps_mask(s, s, _CMP_ORD_Q), s);
+    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 15)));
+    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 14)));
+    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 12)));
+    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 8)));
+    const __m512 before = _mm512_max_ps(_mm512_set1_ps(p.M[r]),
+        _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 15)));
+
+    st.take    = take;
+    st.new_max = take & _mm512_cmp_ps_mask(s, before, _CMP_GT_OQ);
+    __m512 arg = _mm512_maskz_sub_ps(take, s, before);
+    arg = _mm512_mask_sub_ps(arg, st.new_max, before, s);
+    _mm512_storeu_ps(st.e, ggml_v16_expf_as_libm(arg));
+    if (st.new_max) {
+        float sv[16];
+        _mm512_storeu_ps(sv, s);
+        p.M[r] = sv[31 - __builtin_clz((unsigned) st.new_max)];
+    }
+}
+
+// The rows r .. r + 3 (one head) over the keys [first, last), 16 at a time:
+// their scores, then their steps, each key's V row loaded once for the rows,
+// each row's sums scaled and summed as ggml_flash_attn_ext_f32_row_steps does.
+static void ggml_flash_attn_ext_d64_walk(const ggml_fa_rows & p, int r, int64_t first, int64_t last) {
+    int64_t lo = last;
+    int64_t hi = first;
+    for (int i = 0; i < GGML_FA_D64_ROWS; ++i) {
+        lo = MIN(lo, MAX(first, p.ic_first[r + i]));
+        hi = MAX(hi, MIN(last, p.ic_last[r + i]));
+    }
+    float * VKQ = p.VKQ_rows + r*64;
+    for (int64_t ic0 = lo; ic0 < hi; ic0 += 16) {
+        const int nk = (int) MIN((int64_t) 16, hi - ic0);
+        __m512 dots[4];
+        ggml_fa_d64_dots(p, r, ic0, nk, dots);
+        ggml_fa_d64_steps st[4];
+        for (int i = 0; i < 4; ++i) {
+            ggml_fa_d64_row_steps(p, r + i, ic0, nk, dots[i], st[i]);
+        }
+
+        __m512 acc[4][4];
+        float S[4];
+        for (int i = 0; i < 4; ++i) {
+            for (int d = 0; d < 4; ++d) {
+                acc[i][d] = _mm512_loadu_ps(VKQ + i*64 + 16*d);
+            }
+            S[i] = p.S[r + i];
+        }
+        for (int j = 0; j < nk; ++j) {
+            const float * vp = (const float *) (p.v_head[r] + (ic0 + j)*p.nbv1);
+            __m512 v[4];
+            for (int d = 0; d < 4; ++d) {
+                v[d] = _mm512_loadu_ps(vp + 16*d);
+            }
+            for (int i = 0; i < 4; ++i) {
+                if (!((st[i].take >> j) & 1)) {
+                    continue;
+                }
+                float ms = 1.0f;
+                float vs = 1.0f;
+                if ((st[i].new_max >> j) & 1) {
+                    ms = st[i].e[j];
+                    const __m512 vms = _mm512_set1_ps(ms);
+                    for (int d = 0; d < 4; ++d) {
+                        acc[i][d] = _mm512_mul_ps(acc[i][d], vms);
+                    }
+                } else {
+                    vs = st[i].e[j];
+                }
+                const __m512 vvs = _mm512_set1_ps(vs);
+                for (int d = 0; d < 4; ++d) {
+                    acc[i][d] = _mm512_fmadd_ps(v[d], vvs, acc[i][d]);
+                }
+                S[i] = S[i]*ms + vs;
+            }
+        }
+        for (int i = 0; i < 4; ++i) {
+            for (int d = 0; d < 4; ++d) {
+                _mm512_storeu_ps(VKQ + i*64 + 16*d, acc[i][d]);
+            }
+            p.S[r + i] = S[i];
+        }
+    }
+}
+#else
+static bool ggml_fa_d64_rows(const ggml_fa_rows &, int) {
+    return false;
+}
+static void ggml_flash_attn_ext_d64_walk(const ggml_fa_rows &, int, int64_t, int64_t) {
+}
+#endif
+
+// The rows [r0, r1) of a pass over the keys [first, last) with F32 K and V,
+// a block of keys at a time, its rows a block at a time within it.
+static void ggml_flash_attn_ext_f32_walk_rows(const ggml_fa_rows & p, int r0, int r1, int64_t first, int64_t last) {
     for (int64_t ic0 = first; ic0 < last; ic0 += GGML_FA_BLOCK_KEYS) {
         const int nk = (int) MIN(GGML_FA_BLOCK_KEYS, last - ic0);
-        for (int r0 = 0; r0 < p.nr; r0 += GGML_FA_BLOCK_ROWS) {
-            ggml_flash_attn_ext_f32_block(p, r0, MIN(p.nr, r0 + GGML_FA_BLOCK_ROWS), ic0, nk);
+        for (int b0 = r0; b0 < r1; b0 += GGML_FA_BLOCK_ROWS) {
+            ggml_flash_attn_ext_f32_block(p, b0, MIN(r1, b0 + GGML_FA_BLOCK_ROWS), ic0, nk);
         }
+    }
+}
+
+// The pass's walk over the keys [first, last) with F32 K and V: rows of one
+// head a group at a time where the D64 kernel takes them, the others by
+// blocks of keys and rows.
+static void ggml_flash_attn_ext_f32_walk(const ggml_fa_rows & p, int64_t first, int64_t last) {
+    for (int r = 0; r < p.nr;) {
+        if (ggml_fa_d64_rows(p, r)) {
+            ggml_flash_attn_ext_d64_walk(p, r, first, last);
+            r += GGML_FA_D64_ROWS;
+            continue;
+        }
+        int r1 = r + 1;
+        while (r1 < p.nr && !ggml_fa_d64_rows(p, r1)) {
+            ++r1;
+        }
+        ggml_flash_attn_ext_f32_walk_rows(p, r, r1, first, last);
+        r = r1;
     }
 }
 #endif

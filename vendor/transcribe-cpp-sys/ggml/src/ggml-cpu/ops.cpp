@@ -9102,17 +9102,25 @@ static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1
     }
 }
 
-#define GGML_FA_D64_ROWS 4
+// Query rows of one head (an encoder chunk's frames, a decoder step's query
+// heads on one KV head) read the same K and V rows: on AVX-512, with a head
+// size of 64 and F32 caches (an encoder's) or of 128 and F16 caches (a
+// decoder's), such rows go GGML_FA_HEAD_ROWS at a time, each K and V row
+// loaded and converted once for them.
+#define GGML_FA_HEAD_ROWS 4
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && GGML_F32_EPR == 16
-// Query rows of one head (the frames of an encoder chunk) read the same K
-// and V rows: with a head's dimension of 64 (an encoder's), rows of one head
-// go GGML_FA_D64_ROWS at a time, each K and V row loaded once for them.
-static bool ggml_fa_d64_rows(const ggml_fa_rows & p, int r) {
-    if (p.DK != 64 || p.DV != 64 || p.logit_softcap != 0.0f || r + GGML_FA_D64_ROWS > p.nr) {
+#define GGML_FA_HEAD_ROW_KERNELS
+#if GGML_F16_EPR == 16
+// F16 sums kept in F32 vectors (not AVX512-FP16's native F16 arithmetic)
+#define GGML_FA_HEAD_ROWS_F16
+#endif
+
+static bool ggml_fa_head_rows(const ggml_fa_rows & p, int r) {
+    if (p.logit_softcap != 0.0f || r + GGML_FA_HEAD_ROWS > p.nr) {
         return false;
     }
-    for (int i = 1; i < GGML_FA_D64_ROWS; ++i) {
+    for (int i = 1; i < GGML_FA_HEAD_ROWS; ++i) {
         if (p.k_head[r + i] != p.k_head[r] || p.v_head[r + i] != p.v_head[r]) {
             return false;
         }
@@ -9120,18 +9128,7 @@ static bool ggml_fa_d64_rows(const ggml_fa_rows & p, int r) {
     return true;
 }
 
-// ggml_vec_dot_f32_steps of 64 floats on AVX-512 up to its last reduce: the
-// products, x0 + x2 and x1 + x3, then their sum.
-static inline __m512 ggml_fa_d64_partial_sums(const float * k, const float * q) {
-    const __m512 zero = _mm512_setzero_ps();
-    __m512 x[4];
-    for (int i = 0; i < 4; ++i) {
-        x[i] = _mm512_fmadd_ps(_mm512_loadu_ps(k + 16*i), _mm512_loadu_ps(q + 16*i), zero);
-    }
-    return _mm512_add_ps(_mm512_add_ps(x[0], x[2]), _mm512_add_ps(x[1], x[3]));
-}
-
-// _mm512_reduce_add_ps for many dots at once, level by level, as its tree
+// _mm512_reduce_add_ps for sixteen dots at once, level by level, as its tree
 // adds: the upper 8 lanes to the lower, of those the upper 4 to the lower,
 // then lanes 0 + 2 and 1 + 3, then those two.
 // Level 1 of dots a and b: a's 8 sums in lanes 0-7, b's in 8-15.
@@ -9155,31 +9152,20 @@ static inline __m512 ggml_fa_reduce_last(__m512 y, __m512 t) {
     return _mm512_add_ps(_mm512_shuffle_ps(y, t, 0x88), _mm512_shuffle_ps(y, t, 0xDD));
 }
 
-// The dots of the rows r .. r + 3 with four keys' K rows: a 128-bit lane a
-// row, its four keys in order.
-static inline __m512 ggml_fa_d64_dots_4x4(const ggml_fa_rows & p, int r, const float * const k[4]) {
-    const float * q = p.Q_rows + r*64;
-    __m512 at_key[4];
-    for (int j = 0; j < 4; ++j) {
-        at_key[j] = ggml_fa_reduce_quarters(
-            ggml_fa_reduce_halves(ggml_fa_d64_partial_sums(k[j], q),       ggml_fa_d64_partial_sums(k[j], q + 64)),
-            ggml_fa_reduce_halves(ggml_fa_d64_partial_sums(k[j], q + 128), ggml_fa_d64_partial_sums(k[j], q + 192)));
-    }
+// Levels 1 and 2 for four rows' dots with one key, from their partial sums
+// (16 lanes each, as ggml's dot has them before _mm512_reduce_add_ps).
+static inline __m512 ggml_fa_reduce_at_key(const __m512 z[4]) {
+    return ggml_fa_reduce_quarters(ggml_fa_reduce_halves(z[0], z[1]), ggml_fa_reduce_halves(z[2], z[3]));
+}
+
+// Levels 3 and 4 for four keys: the four rows' dots, a 128-bit lane a row,
+// its four keys in order.
+static inline __m512 ggml_fa_reduce_4x4(const __m512 at_key[4]) {
     return ggml_fa_reduce_last(ggml_fa_reduce_pairs(at_key[0], at_key[1]), ggml_fa_reduce_pairs(at_key[2], at_key[3]));
 }
 
-// The rows' dots with the keys [ic0, ic0 + nk), nk <= 16: a vector a row,
-// lane j key ic0 + j (past nk, the last key again).
-static inline void ggml_fa_d64_dots(const ggml_fa_rows & p, int r, int64_t ic0, int nk, __m512 dots[4]) {
-    __m512 by_keys[4];
-    for (int j0 = 0; j0 < 16; j0 += 4) {
-        const float * k[4];
-        for (int j = 0; j < 4; ++j) {
-            k[j] = (const float *) (p.k_head[r] + (ic0 + MIN(j0 + j, nk - 1))*p.nbk1);
-        }
-        by_keys[j0/4] = ggml_fa_d64_dots_4x4(p, r, k);
-    }
-    // the 128-bit lanes transposed
+// Four ggml_fa_reduce_4x4 of consecutive keys as a vector a row, lane j key j.
+static inline void ggml_fa_rows_of(const __m512 by_keys[4], __m512 dots[4]) {
     const __m512 keys_01_a = _mm512_shuffle_f32x4(by_keys[0], by_keys[1], 0x44);
     const __m512 keys_01_b = _mm512_shuffle_f32x4(by_keys[0], by_keys[1], 0xEE);
     const __m512 keys_23_a = _mm512_shuffle_f32x4(by_keys[2], by_keys[3], 0x44);
@@ -9190,8 +9176,63 @@ static inline void ggml_fa_d64_dots(const ggml_fa_rows & p, int r, int64_t ic0, 
     dots[3] = _mm512_shuffle_f32x4(keys_01_b, keys_23_b, 0xDD);
 }
 
-// What a row does at each key of a block, as the one-key walk decides it.
-struct ggml_fa_d64_steps {
+// ggml_vec_dot_f32 of 64 floats (F32 K) up to its reduce: the products,
+// x0 + x2 and x1 + x3, then their sum.
+static inline __m512 ggml_fa_partial_sums_f32_d64(const float * k, const float * q) {
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 x[4];
+    for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_fmadd_ps(_mm512_loadu_ps(k + 16*i), _mm512_loadu_ps(q + 16*i), zero);
+    }
+    return _mm512_add_ps(_mm512_add_ps(x[0], x[2]), _mm512_add_ps(x[1], x[3]));
+}
+
+// ggml_vec_dot_f16 of 128 halves (F16 K, the K row k already as F32) up to
+// its reduce: two steps of products summed in four vectors, then as above.
+static inline __m512 ggml_fa_partial_sums_f16_d128(const __m512 k[8], const float * q) {
+    const __m512 zero = _mm512_setzero_ps();
+    __m512 x[4];
+    for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_fmadd_ps(k[4 + i], _mm512_loadu_ps(q + 64 + 16*i),
+                               _mm512_fmadd_ps(k[i], _mm512_loadu_ps(q + 16*i), zero));
+    }
+    return _mm512_add_ps(_mm512_add_ps(x[0], x[2]), _mm512_add_ps(x[1], x[3]));
+}
+
+// The rows' dots with the keys [ic0, ic0 + nk), nk <= 16 (past nk the last
+// key again): a vector a row, lane j key ic0 + j. q: the rows' Q as F32,
+// d floats apart.
+template <bool f16>
+static inline void ggml_fa_head_rows_dots(const ggml_fa_rows & p, int r, const float * q, int d, int64_t ic0, int nk,
+        __m512 dots[4]) {
+    __m512 by_keys[4];
+    for (int j0 = 0; j0 < 16; j0 += 4) {
+        __m512 at_key[4];
+        for (int j = 0; j < 4; ++j) {
+            const char * k_row = p.k_head[r] + (ic0 + MIN(j0 + j, nk - 1))*p.nbk1;
+            __m512 z[4];
+            if (f16) {
+                __m512 k[8];
+                for (int c = 0; c < 8; ++c) {
+                    k[c] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) ((const ggml_fp16_t *) k_row + 16*c)));
+                }
+                for (int i = 0; i < 4; ++i) {
+                    z[i] = ggml_fa_partial_sums_f16_d128(k, q + i*d);
+                }
+            } else {
+                for (int i = 0; i < 4; ++i) {
+                    z[i] = ggml_fa_partial_sums_f32_d64((const float *) k_row, q + i*d);
+                }
+            }
+            at_key[j] = ggml_fa_reduce_at_key(z);
+        }
+        by_keys[j0/4] = ggml_fa_reduce_4x4(at_key);
+    }
+    ggml_fa_rows_of(by_keys, dots);
+}
+
+// What a row does at each key of a block of 16, as the one-key walk decides.
+struct ggml_fa_block_steps {
     __mmask16 take;     // keys the row takes (in its range, not masked to -inf)
     __mmask16 new_max;  // of those, keys above the row's running maximum
     float     e[16];    // expf(Mold - M) at a new maximum, else expf(s - M)
@@ -9202,8 +9243,8 @@ struct ggml_fa_d64_steps {
 // multiply-add), its running maximum before each key (the maxima of the
 // scores before it: the same comparisons as key by key) and the expf each
 // step needs; p.M[r] becomes the last new maximum.
-static inline void ggml_fa_d64_row_steps(const ggml_fa_rows & p, int r, int64_t ic0, int nk, __m512 dot,
-        ggml_fa_d64_steps & st) {
+static inline void ggml_fa_row_block_steps(const ggml_fa_rows & p, int r, int64_t ic0, int nk, __m512 dot,
+        ggml_fa_block_steps & st) {
     const int round = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     const __m512 neg_inf = _mm512_set1_ps(-INFINITY);
     const int64_t lo = MAX(p.ic_first[r] - ic0, (int64_t) 0);
@@ -9220,10 +9261,10 @@ static inline void ggml_fa_d64_row_steps(const ggml_fa_rows & p, int r, int64_t 
 
     // the running maximum: a NaN score never becomes it (s > M is false)
     __m512 run = _mm512_mask_mov_ps(neg_inf, take & _mm512_cmp_ps_mask(s, s, _CMP_ORD_Q), s);
-    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 15)));
-    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 14)));
-    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 12)));
-    run = _mm512_max_ps(run, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 8)));
+    for (int shift = 1; shift < 16; shift *= 2) {
+        const __m512i earlier = _mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 16 - shift);
+        run = _mm512_max_ps(run, _mm512_castsi512_ps(earlier));
+    }
     const __m512 before = _mm512_max_ps(_mm512_set1_ps(p.M[r]),
         _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(run), _mm512_castps_si512(neg_inf), 15)));
 
@@ -9239,75 +9280,130 @@ static inline void ggml_fa_d64_row_steps(const ggml_fa_rows & p, int r, int64_t 
     }
 }
 
-// The rows r .. r + 3 (one head) over the keys [first, last), 16 at a time:
-// their scores, then their steps, each key's V row loaded once for the rows,
-// each row's sums scaled and summed as ggml_flash_attn_ext_f32_row_steps does.
-static void ggml_flash_attn_ext_d64_walk(const ggml_fa_rows & p, int r, int64_t first, int64_t last) {
-    int64_t lo = last;
-    int64_t hi = first;
-    for (int i = 0; i < GGML_FA_D64_ROWS; ++i) {
-        lo = MIN(lo, MAX(first, p.ic_first[r + i]));
-        hi = MAX(hi, MIN(last, p.ic_last[r + i]));
-    }
-    float * VKQ = p.VKQ_rows + r*64;
-    for (int64_t ic0 = lo; ic0 < hi; ic0 += 16) {
-        const int nk = (int) MIN((int64_t) 16, hi - ic0);
-        __m512 dots[4];
-        ggml_fa_d64_dots(p, r, ic0, nk, dots);
-        ggml_fa_d64_steps st[4];
-        for (int i = 0; i < 4; ++i) {
-            ggml_fa_d64_row_steps(p, r + i, ic0, nk, dots[i], st[i]);
-        }
+// x rounded to F16 and back: what an F16 store and load give.
+static inline __m512 ggml_fa_as_f16(__m512 x) {
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(x, 0));
+}
 
-        __m512 acc[4][4];
-        float S[4];
-        for (int i = 0; i < 4; ++i) {
-            for (int d = 0; d < 4; ++d) {
-                acc[i][d] = _mm512_loadu_ps(VKQ + i*64 + 16*d);
-            }
-            S[i] = p.S[r + i];
+// 64 of the rows' sums (from dimension d0) over a block's keys: each key's V
+// row (from d0) loaded once for the rows, each row's sums scaled and summed
+// in key order as ggml_vec_scale_f32/_f16 and ggml_vec_mad_f32/_f16 do (F16
+// sums rounded to F16 after each operation); with S, the rows' softmax sums
+// too.
+template <bool f16>
+static inline void ggml_fa_head_rows_sums(const ggml_fa_rows & p, int r, int d0, int64_t ic0, int nk,
+        const ggml_fa_block_steps st[4], float * S) {
+    __m512 acc[4][4];
+    for (int i = 0; i < 4; ++i) {
+        for (int c = 0; c < 4; ++c) {
+            float * VKQ = p.VKQ_rows + (r + i)*p.DV;
+            acc[i][c] = f16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) ((ggml_fp16_t *) VKQ + d0 + 16*c)))
+                            : _mm512_loadu_ps(VKQ + d0 + 16*c);
         }
-        for (int j = 0; j < nk; ++j) {
-            const float * vp = (const float *) (p.v_head[r] + (ic0 + j)*p.nbv1);
-            __m512 v[4];
-            for (int d = 0; d < 4; ++d) {
-                v[d] = _mm512_loadu_ps(vp + 16*d);
+    }
+    for (int j = 0; j < nk; ++j) {
+        const char * v_row = p.v_head[r] + (ic0 + j)*p.nbv1;
+        __m512 v[4];
+        for (int c = 0; c < 4; ++c) {
+            v[c] = f16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) ((const ggml_fp16_t *) v_row + d0 + 16*c)))
+                       : _mm512_loadu_ps((const float *) v_row + d0 + 16*c);
+        }
+        for (int i = 0; i < 4; ++i) {
+            if (!((st[i].take >> j) & 1)) {
+                continue;
             }
-            for (int i = 0; i < 4; ++i) {
-                if (!((st[i].take >> j) & 1)) {
-                    continue;
-                }
-                float ms = 1.0f;
-                float vs = 1.0f;
-                if ((st[i].new_max >> j) & 1) {
-                    ms = st[i].e[j];
-                    const __m512 vms = _mm512_set1_ps(ms);
-                    for (int d = 0; d < 4; ++d) {
-                        acc[i][d] = _mm512_mul_ps(acc[i][d], vms);
+            float ms = 1.0f;
+            float vs = 1.0f;
+            if ((st[i].new_max >> j) & 1) {
+                ms = st[i].e[j];
+                const __m512 vms = _mm512_set1_ps(ms);
+                for (int c = 0; c < 4; ++c) {
+                    acc[i][c] = _mm512_mul_ps(acc[i][c], vms);
+                    if (f16) {
+                        acc[i][c] = ggml_fa_as_f16(acc[i][c]);
                     }
-                } else {
-                    vs = st[i].e[j];
                 }
-                const __m512 vvs = _mm512_set1_ps(vs);
-                for (int d = 0; d < 4; ++d) {
-                    acc[i][d] = _mm512_fmadd_ps(v[d], vvs, acc[i][d]);
+            } else {
+                vs = st[i].e[j];
+            }
+            const __m512 vvs = _mm512_set1_ps(vs);
+            for (int c = 0; c < 4; ++c) {
+                acc[i][c] = _mm512_fmadd_ps(v[c], vvs, acc[i][c]);
+                if (f16) {
+                    acc[i][c] = ggml_fa_as_f16(acc[i][c]);
                 }
+            }
+            if (S) {
                 S[i] = S[i]*ms + vs;
             }
         }
-        for (int i = 0; i < 4; ++i) {
-            for (int d = 0; d < 4; ++d) {
-                _mm512_storeu_ps(VKQ + i*64 + 16*d, acc[i][d]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        for (int c = 0; c < 4; ++c) {
+            float * VKQ = p.VKQ_rows + (r + i)*p.DV;
+            if (f16) {
+                _mm256_storeu_si256((__m256i *) ((ggml_fp16_t *) VKQ + d0 + 16*c), _mm512_cvtps_ph(acc[i][c], 0));
+            } else {
+                _mm512_storeu_ps(VKQ + d0 + 16*c, acc[i][c]);
             }
-            p.S[r + i] = S[i];
         }
     }
 }
-#else
-static bool ggml_fa_d64_rows(const ggml_fa_rows &, int) {
-    return false;
+
+// The rows r .. r + 3 (one head) over the keys [ic0, ic0 + nk), nk <= 16:
+// their scores, then their steps. F32 K and V with a head size of 64, or F16
+// K and V with F16 sums and a head size of 128 (the pass's Q in F16).
+template <bool f16>
+static void ggml_flash_attn_ext_head_rows_block(const ggml_fa_rows & p, int r, int64_t ic0, int nk, bool prefetch) {
+    const int D = f16 ? 128 : 64;
+    float q16[GGML_FA_HEAD_ROWS*128];
+    const float * q = p.Q_rows + r*D;
+    if (f16) {
+        for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
+            const ggml_fp16_t * qh = (const ggml_fp16_t *) (p.Q_rows + (r + i)*D);
+            for (int c = 0; c < 8; ++c) {
+                _mm512_storeu_ps(q16 + i*128 + 16*c, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (qh + 16*c))));
+            }
+        }
+        q = q16;
+    }
+    // the K and V rows two blocks on, into L2 (a prefetch past the cache's
+    // end does not fault): a head's rows are a slice of each position of a
+    // ring, which the hardware prefetcher follows badly
+    for (int64_t ic = ic0 + 32; prefetch && ic < ic0 + 48; ++ic) {
+        for (int l = 0; l < D*(f16 ? 2 : 4); l += 64) {
+            _mm_prefetch(p.k_head[r] + ic*p.nbk1 + l, _MM_HINT_T1);
+            _mm_prefetch(p.v_head[r] + ic*p.nbv1 + l, _MM_HINT_T1);
+        }
+    }
+    __m512 dots[4];
+    ggml_fa_head_rows_dots<f16>(p, r, q, D, ic0, nk, dots);
+    ggml_fa_block_steps st[4];
+    float S[4];
+    for (int i = 0; i < 4; ++i) {
+        ggml_fa_row_block_steps(p, r + i, ic0, nk, dots[i], st[i]);
+        S[i] = p.S[r + i];
+    }
+    for (int d0 = 0; d0 < D; d0 += 64) {
+        ggml_fa_head_rows_sums<f16>(p, r, d0, ic0, nk, st, d0 == 0 ? S : nullptr);
+    }
+    for (int i = 0; i < 4; ++i) {
+        p.S[r + i] = S[i];
+    }
 }
-static void ggml_flash_attn_ext_d64_walk(const ggml_fa_rows &, int, int64_t, int64_t) {
+
+// The rows r .. r + 3 (one head) over the keys [first, last), 16 at a time.
+template <bool f16>
+static void ggml_flash_attn_ext_head_rows_walk(const ggml_fa_rows & p, int r, int64_t first, int64_t last, bool prefetch) {
+    int64_t lo = last;
+    int64_t hi = first;
+    for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
+        lo = MIN(lo, MAX(first, p.ic_first[r + i]));
+        hi = MAX(hi, MIN(last, p.ic_last[r + i]));
+    }
+    for (int64_t ic0 = lo; ic0 < hi; ic0 += 16) {
+        ggml_flash_attn_ext_head_rows_block<f16>(p, r, ic0, (int) MIN((int64_t) 16, hi - ic0), prefetch);
+    }
 }
 #endif
 
@@ -9323,19 +9419,24 @@ static void ggml_flash_attn_ext_f32_walk_rows(const ggml_fa_rows & p, int r0, in
 }
 
 // The pass's walk over the keys [first, last) with F32 K and V: rows of one
-// head a group at a time where the D64 kernel takes them, the others by
+// head four at a time where the head-rows kernel takes them, the others by
 // blocks of keys and rows.
 static void ggml_flash_attn_ext_f32_walk(const ggml_fa_rows & p, int64_t first, int64_t last) {
     for (int r = 0; r < p.nr;) {
-        if (ggml_fa_d64_rows(p, r)) {
-            ggml_flash_attn_ext_d64_walk(p, r, first, last);
-            r += GGML_FA_D64_ROWS;
+        int r1 = p.nr;
+#ifdef GGML_FA_HEAD_ROW_KERNELS
+        const bool d64 = p.DK == 64 && p.DV == 64;
+        if (d64 && ggml_fa_head_rows(p, r)) {
+            // a head's rows right after each other: its K and V rows stay in the cache
+            ggml_flash_attn_ext_head_rows_walk<false>(p, r, first, last, false);
+            r += GGML_FA_HEAD_ROWS;
             continue;
         }
-        int r1 = r + 1;
-        while (r1 < p.nr && !ggml_fa_d64_rows(p, r1)) {
+        r1 = r + 1;
+        while (r1 < p.nr && !(d64 && ggml_fa_head_rows(p, r1))) {
             ++r1;
         }
+#endif
         ggml_flash_attn_ext_f32_walk_rows(p, r, r1, first, last);
         r = r1;
     }
@@ -9521,17 +9622,44 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         const bool f32_blocks = false;
 #endif
 
+        // rows a head-rows kernel took (F16 K and V), out of the walk below
+        bool by_head[GGML_FA_ROWS_PER_PASS] = { false };
+        int  n_by_head = 0;
+#ifdef GGML_FA_HEAD_ROWS_F16
+        if (!f32_blocks && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 && DK == 128 && DV == 128) {
+            const ggml_fa_rows rows = {
+                nr, DK, DV, nbk1, nbv1, scale, logit_softcap,
+                k_head, v_head, mp, slope, ic_first, ic_last, Q_rows, VKQ_rows, S, M,
+            };
+            const char * last_head = nullptr;
+            for (int r = 0; r < nr;) {
+                if (!ggml_fa_head_rows(rows, r)) {
+                    ++r;
+                    continue;
+                }
+                // a decoder's ring outgrows the caches: a KV head's first
+                // rows read its K and V rows from memory, the others from the cache
+                ggml_flash_attn_ext_head_rows_walk<true>(rows, r, pass_first, pass_last, k_head[r] != last_head);
+                last_head = k_head[r];
+                for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
+                    by_head[r++] = true;
+                }
+                n_by_head += GGML_FA_HEAD_ROWS;
+            }
+        }
+#endif
+
         // online softmax / attention
         // loop over n_kv and n_head_kv
         // ref: https://arxiv.org/pdf/2112.05682.pdf
-        for (int64_t ic = f32_blocks ? pass_last : pass_first; ic < pass_last; ++ic) {
+        for (int64_t ic = f32_blocks || n_by_head == nr ? pass_last : pass_first; ic < pass_last; ++ic) {
             // Each row's score at this key and the one expf its step needs
             // (of Mold - M on a new maximum, else of s - M), all rows' expf
             // then taken together.
             for (int r = 0; r < nr; ++r) {
                 live[r] = false;
                 exp_arg[r] = 0.0f;
-                if (ic < ic_first[r] || ic >= ic_last[r]) {
+                if (by_head[r] || ic < ic_first[r] || ic >= ic_last[r]) {
                     continue;
                 }
 

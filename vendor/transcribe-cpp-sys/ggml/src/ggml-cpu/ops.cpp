@@ -9352,21 +9352,11 @@ static inline void ggml_fa_head_rows_sums(const ggml_fa_rows & p, int r, int d0,
 
 // The rows r .. r + 3 (one head) over the keys [ic0, ic0 + nk), nk <= 16:
 // their scores, then their steps. F32 K and V with a head size of 64, or F16
-// K and V with F16 sums and a head size of 128 (the pass's Q in F16).
+// K and V with F16 sums and a head size of 128. q: the rows' Q as F32.
 template <bool f16>
-static void ggml_flash_attn_ext_head_rows_block(const ggml_fa_rows & p, int r, int64_t ic0, int nk, bool prefetch) {
+static void ggml_flash_attn_ext_head_rows_block(const ggml_fa_rows & p, int r, const float * q, int64_t ic0, int nk,
+        bool prefetch) {
     const int D = f16 ? 128 : 64;
-    float q16[GGML_FA_HEAD_ROWS*128];
-    const float * q = p.Q_rows + r*D;
-    if (f16) {
-        for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
-            const ggml_fp16_t * qh = (const ggml_fp16_t *) (p.Q_rows + (r + i)*D);
-            for (int c = 0; c < 8; ++c) {
-                _mm512_storeu_ps(q16 + i*128 + 16*c, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (qh + 16*c))));
-            }
-        }
-        q = q16;
-    }
     // the K and V rows two blocks on, into L2 (a prefetch past the cache's
     // end does not fault): a head's rows are a slice of each position of a
     // ring, which the hardware prefetcher follows badly
@@ -9392,9 +9382,22 @@ static void ggml_flash_attn_ext_head_rows_block(const ggml_fa_rows & p, int r, i
     }
 }
 
-// The rows r .. r + 3 (one head) over the keys [first, last), 16 at a time.
+// The rows r .. r + 3 (one head) over the keys [first, last), 16 at a time
+// (with F16 K, the pass's Q is in F16: converted once here).
 template <bool f16>
 static void ggml_flash_attn_ext_head_rows_walk(const ggml_fa_rows & p, int r, int64_t first, int64_t last, bool prefetch) {
+    const int D = f16 ? 128 : 64;
+    float q16[GGML_FA_HEAD_ROWS*128];
+    const float * q = p.Q_rows + r*D;
+    if (f16) {
+        for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
+            const ggml_fp16_t * qh = (const ggml_fp16_t *) (p.Q_rows + (r + i)*D);
+            for (int c = 0; c < 8; ++c) {
+                _mm512_storeu_ps(q16 + i*128 + 16*c, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (qh + 16*c))));
+            }
+        }
+        q = q16;
+    }
     int64_t lo = last;
     int64_t hi = first;
     for (int i = 0; i < GGML_FA_HEAD_ROWS; ++i) {
@@ -9402,7 +9405,7 @@ static void ggml_flash_attn_ext_head_rows_walk(const ggml_fa_rows & p, int r, in
         hi = MAX(hi, MIN(last, p.ic_last[r + i]));
     }
     for (int64_t ic0 = lo; ic0 < hi; ic0 += 16) {
-        ggml_flash_attn_ext_head_rows_block<f16>(p, r, ic0, (int) MIN((int64_t) 16, hi - ic0), prefetch);
+        ggml_flash_attn_ext_head_rows_block<f16>(p, r, q, ic0, (int) MIN((int64_t) 16, hi - ic0), prefetch);
     }
 }
 #endif
@@ -9610,12 +9613,12 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         }
 
 #ifdef GGML_FA_F32_BLOCKS
+        const ggml_fa_rows rows = {
+            nr, DK, DV, nbk1, nbv1, scale, logit_softcap,
+            k_head, v_head, mp, slope, ic_first, ic_last, Q_rows, VKQ_rows, S, M,
+        };
         const bool f32_blocks = k->type == GGML_TYPE_F32 && v->type == GGML_TYPE_F32 && DK % GGML_F32_STEP == 0;
         if (f32_blocks) {
-            const ggml_fa_rows rows = {
-                nr, DK, DV, nbk1, nbv1, scale, logit_softcap,
-                k_head, v_head, mp, slope, ic_first, ic_last, Q_rows, VKQ_rows, S, M,
-            };
             ggml_flash_attn_ext_f32_walk(rows, pass_first, pass_last);
         }
 #else
@@ -9627,10 +9630,6 @@ static void ggml_compute_forward_flash_attn_ext_f16_one_chunk(
         int  n_by_head = 0;
 #ifdef GGML_FA_HEAD_ROWS_F16
         if (!f32_blocks && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 && DK == 128 && DV == 128) {
-            const ggml_fa_rows rows = {
-                nr, DK, DV, nbk1, nbv1, scale, logit_softcap,
-                k_head, v_head, mp, slope, ic_first, ic_last, Q_rows, VKQ_rows, S, M,
-            };
             const char * last_head = nullptr;
             for (int r = 0; r < nr;) {
                 if (!ggml_fa_head_rows(rows, r)) {

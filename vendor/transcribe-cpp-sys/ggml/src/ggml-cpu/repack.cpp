@@ -3175,29 +3175,34 @@ static block_q4_0x16 make_block_q4_0x16(block_q4_0 * in, unsigned int blck_size_
     return out;
 }
 
-static block_q4_Kx8 make_block_q4_Kx8(block_q4_K * in, unsigned int blck_size_interleave) {
-    block_q4_Kx8 out;
+// Interleaves the eight Q4_K blocks in[0], in[stride], ..., in[7 * stride]
+// (the same block of eight consecutive rows) into *out, in place: neither
+// the blocks nor the result are copied on the way.
+static void make_block_q4_Kx8(const block_q4_K * in, int64_t stride, block_q4_Kx8 * out, unsigned int blck_size_interleave) {
+    const block_q4_K * row[8];
+    for (int i = 0; i < 8; i++) {
+        row[i] = in + i * stride;
+    }
     //Delta(scale) and dmin values of the eight Q4_K structures are copied onto the output interleaved structure
     for (int i = 0; i < 8; i++) {
-        out.d[i] = in[i].GGML_COMMON_AGGR_U.GGML_COMMON_AGGR_S.d;
+        out->d[i]    = row[i]->GGML_COMMON_AGGR_U.GGML_COMMON_AGGR_S.d;
+        out->dmin[i] = row[i]->GGML_COMMON_AGGR_U.GGML_COMMON_AGGR_S.dmin;
     }
 
-    for (int i = 0; i < 8; i++) {
-        out.dmin[i] = in[i].GGML_COMMON_AGGR_U.GGML_COMMON_AGGR_S.dmin;
-    }
-
-    const int end = QK_K * 4 / blck_size_interleave;
-
-    // Interleave Q4_K quants by taking 8 bytes at a time
-    for (int i = 0; i < end; ++i) {
-        int src_id = i % 8;
-        int src_offset = (i / 8) * blck_size_interleave;
-        int dst_offset = i * blck_size_interleave;
-
-        // buffer large enough for the max interleave block size (8 bytes)
-        uint64_t elems;
-        memcpy(&elems, &in[src_id].qs[src_offset], blck_size_interleave);
-        memcpy(&out.qs[dst_offset], &elems, blck_size_interleave);
+    // Interleave Q4_K quants by taking blck_size_interleave bytes of each block in turn
+    uint8_t * qs = out->qs;
+    if (blck_size_interleave == 8) {
+        for (int c = 0; c < QK_K / 2 / 8; c++) {
+            for (int i = 0; i < 8; i++, qs += 8) {
+                memcpy(qs, row[i]->qs + c * 8, 8);
+            }
+        }
+    } else {
+        for (int c = 0; c < QK_K / 2 / 4; c++) {
+            for (int i = 0; i < 8; i++, qs += 4) {
+                memcpy(qs, row[i]->qs + c * 4, 4);
+            }
+        }
     }
 
     // The below logic is designed so as to unpack and rearrange scales and mins values in Q4_K
@@ -3209,47 +3214,45 @@ static block_q4_Kx8 make_block_q4_Kx8(block_q4_K * in, unsigned int blck_size_in
 
     for (int i = 0; i < 4; i++) {
         for (int j = 0; j < 8; j++) {
-            s[j] = in[j].scales[i] & 63;
-            m[j] = in[j].scales[i + 4] & 63;
+            s[j] = row[j]->scales[i] & 63;
+            m[j] = row[j]->scales[i + 4] & 63;
         }
 
-        out.scales[i * 12]      = (s[0] & 63) + ((s[4] & 48) << 2);
-        out.scales[i * 12 + 1]  = (s[1] & 63) + ((s[5] & 48) << 2);
-        out.scales[i * 12 + 2]  = (s[2] & 63) + ((s[6] & 48) << 2);
-        out.scales[i * 12 + 3]  = (s[3] & 63) + ((s[7] & 48) << 2);
-        out.scales[i * 12 + 4]  = (m[0] & 63) + ((m[4] & 48) << 2);
-        out.scales[i * 12 + 5]  = (m[1] & 63) + ((m[5] & 48) << 2);
-        out.scales[i * 12 + 6]  = (m[2] & 63) + ((m[6] & 48) << 2);
-        out.scales[i * 12 + 7]  = (m[3] & 63) + ((m[7] & 48) << 2);
-        out.scales[i * 12 + 8]  = (s[4] & 15) + ((m[4] & 15) << 4);
-        out.scales[i * 12 + 9]  = (s[5] & 15) + ((m[5] & 15) << 4);
-        out.scales[i * 12 + 10] = (s[6] & 15) + ((m[6] & 15) << 4);
-        out.scales[i * 12 + 11] = (s[7] & 15) + ((m[7] & 15) << 4);
+        out->scales[i * 12]      = (s[0] & 63) + ((s[4] & 48) << 2);
+        out->scales[i * 12 + 1]  = (s[1] & 63) + ((s[5] & 48) << 2);
+        out->scales[i * 12 + 2]  = (s[2] & 63) + ((s[6] & 48) << 2);
+        out->scales[i * 12 + 3]  = (s[3] & 63) + ((s[7] & 48) << 2);
+        out->scales[i * 12 + 4]  = (m[0] & 63) + ((m[4] & 48) << 2);
+        out->scales[i * 12 + 5]  = (m[1] & 63) + ((m[5] & 48) << 2);
+        out->scales[i * 12 + 6]  = (m[2] & 63) + ((m[6] & 48) << 2);
+        out->scales[i * 12 + 7]  = (m[3] & 63) + ((m[7] & 48) << 2);
+        out->scales[i * 12 + 8]  = (s[4] & 15) + ((m[4] & 15) << 4);
+        out->scales[i * 12 + 9]  = (s[5] & 15) + ((m[5] & 15) << 4);
+        out->scales[i * 12 + 10] = (s[6] & 15) + ((m[6] & 15) << 4);
+        out->scales[i * 12 + 11] = (s[7] & 15) + ((m[7] & 15) << 4);
 
     }
 
     for (int i = 0; i < 4; i++) {
         for (int j = 0; j < 8; j++) {
-            s[j] = ((in[j].scales[i] & 192) >> 2) | (in[j].scales[i+8] & 15);
-            m[j] = ((in[j].scales[i + 4] & 192) >> 2) | ((in[j].scales[i+8] & 240) >> 4);
+            s[j] = ((row[j]->scales[i] & 192) >> 2) | (row[j]->scales[i+8] & 15);
+            m[j] = ((row[j]->scales[i + 4] & 192) >> 2) | ((row[j]->scales[i+8] & 240) >> 4);
         }
 
-        out.scales[i * 12 + 48] = (s[0] & 63) + ((s[4] & 48) << 2);
-        out.scales[i * 12 + 49] = (s[1] & 63) + ((s[5] & 48) << 2);
-        out.scales[i * 12 + 50] = (s[2] & 63) + ((s[6] & 48) << 2);
-        out.scales[i * 12 + 51] = (s[3] & 63) + ((s[7] & 48) << 2);
-        out.scales[i * 12 + 52] = (m[0] & 63) + ((m[4] & 48) << 2);
-        out.scales[i * 12 + 53] = (m[1] & 63) + ((m[5] & 48) << 2);
-        out.scales[i * 12 + 54] = (m[2] & 63) + ((m[6] & 48) << 2);
-        out.scales[i * 12 + 55] = (m[3] & 63) + ((m[7] & 48) << 2);
-        out.scales[i * 12 + 56] = (s[4] & 15) + ((m[4] & 15) << 4);
-        out.scales[i * 12 + 57] = (s[5] & 15) + ((m[5] & 15) << 4);
-        out.scales[i * 12 + 58] = (s[6] & 15) + ((m[6] & 15) << 4);
-        out.scales[i * 12 + 59] = (s[7] & 15) + ((m[7] & 15) << 4);
+        out->scales[i * 12 + 48] = (s[0] & 63) + ((s[4] & 48) << 2);
+        out->scales[i * 12 + 49] = (s[1] & 63) + ((s[5] & 48) << 2);
+        out->scales[i * 12 + 50] = (s[2] & 63) + ((s[6] & 48) << 2);
+        out->scales[i * 12 + 51] = (s[3] & 63) + ((s[7] & 48) << 2);
+        out->scales[i * 12 + 52] = (m[0] & 63) + ((m[4] & 48) << 2);
+        out->scales[i * 12 + 53] = (m[1] & 63) + ((m[5] & 48) << 2);
+        out->scales[i * 12 + 54] = (m[2] & 63) + ((m[6] & 48) << 2);
+        out->scales[i * 12 + 55] = (m[3] & 63) + ((m[7] & 48) << 2);
+        out->scales[i * 12 + 56] = (s[4] & 15) + ((m[4] & 15) << 4);
+        out->scales[i * 12 + 57] = (s[5] & 15) + ((m[5] & 15) << 4);
+        out->scales[i * 12 + 58] = (s[6] & 15) + ((m[6] & 15) << 4);
+        out->scales[i * 12 + 59] = (s[7] & 15) + ((m[7] & 15) << 4);
 
     }
-
-    return out;
 }
 
 static block_q4_Kx16 make_block_q4_Kx16(block_q4_K * in, unsigned int blck_size_interleave) {
@@ -3577,7 +3580,6 @@ static int repack_q4_K_to_q4_K_8_bl(struct ggml_tensor * t, int interleave_block
 
     block_q4_Kx8 * dst = (block_q4_Kx8*)t->data;
     const block_q4_K * src = (const block_q4_K*) data;
-    block_q4_K dst_tmp[8];
     int nrow = ggml_nrows(t);
     int nblocks = t->ne[0] / QK_K;
 
@@ -3589,10 +3591,7 @@ static int repack_q4_K_to_q4_K_8_bl(struct ggml_tensor * t, int interleave_block
 
     for (int b = 0; b < nrow; b += nrows_interleaved) {
         for (int64_t x = 0; x < nblocks; x++) {
-            for (int i  = 0; i < nrows_interleaved; i++ ) {
-                dst_tmp[i] = src[x + i * nblocks];
-            }
-            *dst++ = make_block_q4_Kx8(dst_tmp, interleave_block);
+            make_block_q4_Kx8(src + x, nblocks, dst++, interleave_block);
         }
         src += nrows_interleaved * nblocks;
     }

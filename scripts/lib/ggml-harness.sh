@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # scripts/lib/ggml-harness.sh: sourced by scripts/bench/matmul,
-# scripts/bench/attention and scripts/engine/same-bits. build_ggml_harness SOURCE.cpp TARGET_DIR BIN
-# compiles a one-file ggml harness against the ggml that cargo built last
-# under TARGET_DIR (target/release: scripts/setup's build, tuned to this CPU) into
-# BIN; it ends the script with a message when there is no such build.
+# scripts/bench/attention and scripts/engine/same-bits.
+# build_ggml_harness SOURCE.cpp TARGET_DIR BIN compiles a one-file ggml
+# harness against the ggml that cargo built last under TARGET_DIR
+# (target/release: scripts/setup's build, tuned to this CPU) into BIN; it
+# ends the script with a message when there is no such build.
 build_ggml_harness() {
     local source="$1" target="$2" bin="$3" out
     # The newest of the builds cargo keeps there (one per feature set):

@@ -28,43 +28,43 @@
 #include <cmath>
 #include <vector>
 #include <random>
-// Random normal values into t (F32 or F16).
-static void fill_random(ggml_tensor * t, std::mt19937 & rng) {
-    std::normal_distribution<float> nd(0, 1.0f);
+// t's values as floats (t F32 or F16), and back.
+static std::vector<float> get_as_f32(const ggml_tensor * t) {
     std::vector<float> f(ggml_nelements(t));
-    for (auto & x : f) x = nd(rng);
+    if (t->type == GGML_TYPE_F32) { ggml_backend_tensor_get(t, f.data(), 0, ggml_nbytes(t)); return f; }
+    std::vector<ggml_fp16_t> h(f.size());
+    ggml_backend_tensor_get(t, h.data(), 0, ggml_nbytes(t));
+    ggml_fp16_to_fp32_row(h.data(), f.data(), f.size());
+    return f;
+}
+
+static void set_from_f32(ggml_tensor * t, const std::vector<float> & f) {
     if (t->type == GGML_TYPE_F32) { ggml_backend_tensor_set(t, f.data(), 0, ggml_nbytes(t)); return; }
     std::vector<ggml_fp16_t> h(f.size()); ggml_fp32_to_fp16_row(f.data(), h.data(), f.size());
     ggml_backend_tensor_set(t, h.data(), 0, ggml_nbytes(t));
 }
 
+// Random normal values into t.
+static void fill_random(ggml_tensor * t, std::mt19937 & rng) {
+    std::normal_distribution<float> nd(0, 1.0f);
+    std::vector<float> f(ggml_nelements(t));
+    for (auto & x : f) x = nd(rng);
+    set_from_f32(t, f);
+}
+
 // Q scaled, with signed zeros here and there and every 7th row all zeros;
 // every 13th key all zeros.
 static void add_awkward_values(ggml_tensor * q, ggml_tensor * k_ring, int D, float qscale, std::mt19937 & rng) {
-    std::vector<float> f(ggml_nelements(q));
-    ggml_backend_tensor_get(q, f.data(), 0, ggml_nbytes(q));
+    std::vector<float> f = get_as_f32(q);
     for (auto & x : f) {
         x *= qscale;
         if (rng() % 50 == 0) x = (rng() & 1) ? -0.0f : 0.0f;
     }
     for (size_t r = 0; r < f.size() / D; r += 7) for (int d = 0; d < D; ++d) f[r * D + d] = (d & 1) ? -0.0f : 0.0f;
-    ggml_backend_tensor_set(q, f.data(), 0, ggml_nbytes(q));
-    const size_t n = ggml_nelements(k_ring);
-    std::vector<float> kf(n);
-    std::vector<ggml_fp16_t> kh(n);
-    if (k_ring->type == GGML_TYPE_F16) {
-        ggml_backend_tensor_get(k_ring, kh.data(), 0, ggml_nbytes(k_ring));
-        ggml_fp16_to_fp32_row(kh.data(), kf.data(), n);
-    } else {
-        ggml_backend_tensor_get(k_ring, kf.data(), 0, ggml_nbytes(k_ring));
-    }
-    for (size_t row = 0; row < n / D; row += 13) for (int d = 0; d < D; ++d) kf[row * D + d] = (d % 3) ? -0.0f : 0.0f;
-    if (k_ring->type == GGML_TYPE_F16) {
-        ggml_fp32_to_fp16_row(kf.data(), kh.data(), n);
-        ggml_backend_tensor_set(k_ring, kh.data(), 0, ggml_nbytes(k_ring));
-    } else {
-        ggml_backend_tensor_set(k_ring, kf.data(), 0, ggml_nbytes(k_ring));
-    }
+    set_from_f32(q, f);
+    std::vector<float> kf = get_as_f32(k_ring);
+    for (size_t row = 0; row < kf.size() / D; row += 13) for (int d = 0; d < D; ++d) kf[row * D + d] = (d % 3) ? -0.0f : 0.0f;
+    set_from_f32(k_ring, kf);
 }
 
 // The mask of NQ rows that are the last NQ of `keys` positions, each seeing

@@ -1648,6 +1648,165 @@ static void gemv_q4_K_8x8_q8_K_avx512(int n, float * GGML_RESTRICT s, size_t bs,
 }
 #endif
 
+#if defined(__AVX2__)
+// A row's Q8_K bytes a to a + 3 as a 32-bit word in every lane: what the AVX2
+// GEMV's word shuffles of those bytes, loaded into both 128-bit halves, give.
+static inline __m256i q8_K_word_x8(const int8_t * a) {
+    int32_t word;
+    memcpy(&word, a, sizeof(word));
+    return _mm256_set1_epi32(word);
+}
+
+// One sub-block of a block_q4_Kx8's eight columns as the AVX2 GEMV pairs its
+// bytes with a row's: from v0123[k] and v4567[k] (columns 0-3 and 4-7, 8
+// bytes each), w[2k] and w[2k + 1].
+static inline void q4_Kx8_sub_block_avx2(const __m256i v0123[4], const __m256i v4567[4], __m256i w[8]) {
+    for (int k = 0; k < 4; k++) {
+        w[2 * k]     = _mm256_blend_epi32(v0123[k], _mm256_shuffle_epi32(v4567[k], 177), 170);
+        w[2 * k + 1] = _mm256_blend_epi32(_mm256_shuffle_epi32(v0123[k], 177), v4567[k], 170);
+    }
+}
+
+// Sub-blocks 2 sb + i (i = 0, 1) of a block_q4_Kx8: each column's 6-bit
+// scale (bytes 0-7) and min (bytes 8-15) in ms[i], as get_scale_min_k4 gives them.
+static inline void q4_Kx8_sub_block_pair_scales_mins(const uint8_t * scales, int sb, __m128i ms[2]) {
+    static const uint32_t kmask1 = 0x3f3f3f3f;
+    static const uint32_t kmask2 = 0x0f0f0f0f;
+    static const uint32_t kmask3 = 0x03030303;
+    for (int i = 0; i < 2; i++) {
+        uint32_t utmp[4];
+        memcpy(utmp, scales + 24 * sb + 12 * i, 12);
+        utmp[3] = ((utmp[2] >> 4) & kmask2) | (((utmp[1] >> 6) & kmask3) << 4);
+        const uint32_t uaux = utmp[1] & kmask1;
+        utmp[1] = (utmp[2] & kmask2) | (((utmp[0] >> 6) & kmask3) << 4);
+        utmp[2] = uaux;
+        utmp[0] &= kmask1;
+        ms[i] = _mm_set_epi32(utmp[3], utmp[2], utmp[1], utmp[0]);
+    }
+}
+
+// The mins of a sub-block pair as 16-bit pairs, a column's a 32-bit lane.
+static inline __m256i q4_Kx8_mins_pairs(const __m128i ms[2]) {
+    return _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(ms[0], 78), _mm_shuffle_epi32(ms[1], 78)));
+}
+
+// A row's sums over one sub-block (its 32 bytes at a against w), each
+// column's times its scale. No 16-bit sum can saturate (16 products of a
+// 4-bit and an 8-bit value, at most 30720), so VNNI's 32-bit sums are the
+// same integers.
+static inline __m256i q4_Kx8_sub_block_sums_avx2(const __m256i w[8], const int8_t * a, __m256i scales) {
+    __m256i acc = _mm256_setzero_si256();
+#if (defined(__AVX512VNNI__) && defined(__AVX512VL__)) || defined(__AVXVNNI__)
+    for (int i = 0; i < 8; i++) {
+        acc = mul_sum_us8_pairs_acc_int32x8(acc, w[i], q8_K_word_x8(a + 4 * i));
+    }
+    return _mm256_mullo_epi32(acc, _mm256_srli_epi32(scales, 16));
+#else
+    for (int i = 0; i < 8; i++) {
+        acc = _mm256_add_epi16(acc, _mm256_maddubs_epi16(w[i], q8_K_word_x8(a + 4 * i)));
+    }
+    return _mm256_madd_epi16(acc, scales);
+#endif
+}
+
+// ggml_gemv_q4_K_8x8_q8_K on AVX2 for ROWS rows of vy, each as alone: each
+// sub-block of the weights is unpacked once for all of them, and each row's
+// integers and floats are those of one row alone, in the same order.
+template <int ROWS>
+static void gemv_q4_K_8x8_q8_K_rows_avx2(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx,
+                                         const void * GGML_RESTRICT vy, int nc) {
+    const __m128i deltamask        = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
+    const __m256i finalpermutemask = _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0);
+    const __m256i m4b              = _mm256_set1_epi8(0x0F);
+    const int nb = n / QK_K;
+    const block_q4_Kx8 * b_start = (const block_q4_Kx8 *) vx;
+    const block_q8_K * a_start = (const block_q8_K *) vy;
+
+    for (int x = 0; x < nc / 8; x++) {
+        const block_q4_Kx8 * b_ptr = b_start + (size_t) x * nb;
+        __m256 acc_row[ROWS];
+        __m256 acc_min[ROWS];
+        for (int r = 0; r < ROWS; r++) {
+            acc_row[r] = _mm256_setzero_ps();
+            acc_min[r] = _mm256_setzero_ps();
+        }
+        for (int b = 0; b < nb; b++) {
+            const __m256 col_scale_f32 = GGML_F32Cx8_REARRANGE_LOAD(b_ptr[b].d, deltamask);
+            const __m256 col_dmin_f32  = GGML_F32Cx8_LOAD(b_ptr[b].dmin);
+            __m256i iacc_b[ROWS];
+            __m256i iacc_min_b[ROWS];
+            __m256i q8s[ROWS];
+            for (int r = 0; r < ROWS; r++) {
+                const __m256i q8sums = _mm256_loadu_si256((const __m256i *) a_start[(size_t) r * nb + b].bsums);
+                const __m256i sums = _mm256_castsi128_si256(
+                    _mm_hadd_epi16(_mm256_castsi256_si128(q8sums), _mm256_extracti128_si256(q8sums, 1)));
+                q8s[r]        = _mm256_permute2f128_si256(sums, sums, 0);
+                iacc_b[r]     = _mm256_setzero_si256();
+                iacc_min_b[r] = _mm256_setzero_si256();
+            }
+            for (int sb = 0; sb < QK_K / 64; sb++) {
+                __m256i v0123[2][4];
+                __m256i v4567[2][4];
+                for (int k = 0; k < 4; k++) {
+                    const __m256i raw_0123 = _mm256_loadu_si256((const __m256i *) (b_ptr[b].qs + sb * 256 + 64 * k));
+                    const __m256i raw_4567 = _mm256_loadu_si256((const __m256i *) (b_ptr[b].qs + sb * 256 + 64 * k + 32));
+                    v0123[0][k] = _mm256_and_si256(raw_0123, m4b);
+                    v4567[0][k] = _mm256_and_si256(raw_4567, m4b);
+                    v0123[1][k] = _mm256_and_si256(_mm256_srli_epi16(raw_0123, 4), m4b);
+                    v4567[1][k] = _mm256_and_si256(_mm256_srli_epi16(raw_4567, 4), m4b);
+                }
+                __m256i w0[8];
+                __m256i w1[8];
+                q4_Kx8_sub_block_avx2(v0123[0], v4567[0], w0);
+                q4_Kx8_sub_block_avx2(v0123[1], v4567[1], w1);
+                // a column's scale in both 16-bit halves of its lane, in the lane order of the sums
+                const __m128i scalemask = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+                __m128i ms[2];
+                q4_Kx8_sub_block_pair_scales_mins(b_ptr[b].scales, sb, ms);
+                const __m256i scales_0 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(ms[0], scalemask));
+                const __m256i scales_1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(ms[1], scalemask));
+                const __m256i mins_01  = q4_Kx8_mins_pairs(ms);
+                for (int r = 0; r < ROWS; r++) {
+                    const int8_t * a = a_start[(size_t) r * nb + b].qs + sb * 64;
+                    const __m256i iacc_sb = _mm256_add_epi32(q4_Kx8_sub_block_sums_avx2(w0, a, scales_0),
+                                                             q4_Kx8_sub_block_sums_avx2(w1, a + 32, scales_1));
+                    // the bsums of the row's two sub-blocks against their mins
+                    const __m256i iacc_min_sb = _mm256_madd_epi16(_mm256_shuffle_epi32(q8s[r], 0), mins_01);
+                    q8s[r]        = _mm256_bsrli_epi128(q8s[r], 4);
+                    iacc_b[r]     = _mm256_add_epi32(iacc_b[r], iacc_sb);
+                    iacc_min_b[r] = _mm256_add_epi32(iacc_min_b[r], iacc_min_sb);
+                }
+            }
+            for (int r = 0; r < ROWS; r++) {
+                const __m256 row_scale_f32 = _mm256_set1_ps(a_start[(size_t) r * nb + b].d);
+                acc_row[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_b[r]), _mm256_mul_ps(col_scale_f32, row_scale_f32), acc_row[r]);
+                acc_min[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min_b[r]), _mm256_mul_ps(col_dmin_f32, row_scale_f32), acc_min[r]);
+            }
+        }
+        for (int r = 0; r < ROWS; r++) {
+            const __m256 row = _mm256_permutevar8x32_ps(acc_row[r], finalpermutemask);
+            _mm256_storeu_ps(s + (size_t) r * bs + x * 8, _mm256_sub_ps(row, acc_min[r]));
+        }
+    }
+}
+
+// nr rows of vy, four at a time; output rows bs floats apart
+static void gemv_q4_K_8x8_q8_K_avx2(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx,
+                                    const void * GGML_RESTRICT vy, int nr, int nc) {
+    const size_t row_blocks = n / QK_K;
+    for (int y = 0; y < nr; y += 4) {
+        float * out = s + y * bs;
+        const block_q8_K * rows = (const block_q8_K *) vy + y * row_blocks;
+        switch (std::min(4, nr - y)) {
+            case 1: gemv_q4_K_8x8_q8_K_rows_avx2<1>(n, out, bs, vx, rows, nc); break;
+            case 2: gemv_q4_K_8x8_q8_K_rows_avx2<2>(n, out, bs, vx, rows, nc); break;
+            case 3: gemv_q4_K_8x8_q8_K_rows_avx2<3>(n, out, bs, vx, rows, nc); break;
+            default: gemv_q4_K_8x8_q8_K_rows_avx2<4>(n, out, bs, vx, rows, nc); break;
+        }
+    }
+}
+#endif
+
 void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, const void * GGML_RESTRICT vy, int nr, int nc) {
     const int qk = QK_K;
     const int nb = n / qk;
@@ -1676,230 +1835,10 @@ void ggml_gemv_q4_K_8x8_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const vo
     UNUSED(kmask2);
     UNUSED(kmask3);
 #elif defined(__AVX2__)
-    // Lookup table to convert signed nibbles to signed bytes
-    __m256i signextendlut = _mm256_castsi128_si256(_mm_set_epi8(-1, -2, -3, -4, -5, -6, -7, -8, 7, 6, 5, 4, 3, 2, 1, 0));
-    signextendlut = _mm256_permute2f128_si256(signextendlut, signextendlut, 0);
-    // Shuffle masks to rearrange delta and scale values to multiply with appropriate scales
-    __m128i deltamask = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
-    __m128i scalemask = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
-    // Permute mask used for easier vector processing at later stages
-    __m256i finalpermutemask = _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0);
-
-    // Mask to extract nibbles from bytes
-    const __m256i m4b = _mm256_set1_epi8(0x0F);
-
-    int64_t b_nb = n / QK_K;
-
-    const block_q4_Kx8 * b_ptr_start = (const block_q4_Kx8 *)vx;
-    const block_q8_K * a_ptr_start = (const block_q8_K *)vy;
-
-    // Process Q8_K blocks one by one
-    for (int64_t y = 0; y < nr; y++) {
-
-        // Pointers to LHS blocks of block_q8_K format
-        const block_q8_K * a_ptr = a_ptr_start + (y * nb);
-
-        // Take group of eight interleaved block_q4_K structures at each pass of the loop and perform dot product operation
-        for (int64_t x = 0; x < nc / 8; x++) {
-
-            // Pointers to RHS blocks
-            const block_q4_Kx8 * b_ptr = b_ptr_start + (x * b_nb);
-
-            // Master FP accumulators
-            __m256 acc_row = _mm256_setzero_ps();
-            __m256 acc_min_rows = _mm256_setzero_ps();
-
-            for (int64_t b = 0; b < nb; b++) {
-
-                // Load and convert to FP32 scale from block_q8_K
-                const __m256 row_scale_f32 = _mm256_set1_ps((a_ptr[b].d));
-
-                // Load the scale values for the 8 blocks interleaved in block_q4_Kx8
-                // col_scale_f32 rearranged so as to multiply with appropriate quants
-                const __m256 col_scale_f32 = GGML_F32Cx8_REARRANGE_LOAD(b_ptr[b].d, deltamask);
-                const __m256 col_dmin_f32 = GGML_F32Cx8_LOAD(b_ptr[b].dmin);
-
-                __m256i iacc_b = _mm256_setzero_si256();
-                __m256i iacc_min_b = _mm256_setzero_si256();
-
-                const __m256i q8sums = _mm256_loadu_si256((const __m256i * )(a_ptr[b].bsums));
-                __m256i q8s = _mm256_castsi128_si256(_mm_hadd_epi16(_mm256_castsi256_si128(q8sums), _mm256_extracti128_si256(q8sums, 1)));
-                q8s = _mm256_permute2f128_si256(q8s, q8s, 0);
-
-                // Processes two sub blocks from each Q4_K in each iteration
-                for (int sb = 0; sb < QK_K / 64; sb++) {
-
-                    // Load the eight block_q4_K for two sub blocks quantized values interleaved with each other in chunks of eight - B0,B1 ....B6,B7
-                    const __m256i rhs_raw_vec_0123_0 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + sb * 256));
-                    const __m256i rhs_raw_vec_4567_0 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 32 + sb * 256));
-                    const __m256i rhs_raw_vec_0123_1 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 64 + sb * 256));
-                    const __m256i rhs_raw_vec_4567_1 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 96 + sb * 256));
-                    const __m256i rhs_raw_vec_0123_2 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 128 + sb * 256));
-                    const __m256i rhs_raw_vec_4567_2 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 160 + sb * 256));
-                    const __m256i rhs_raw_vec_0123_3 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 192 + sb * 256));
-                    const __m256i rhs_raw_vec_4567_3 = _mm256_loadu_si256((const __m256i * )(b_ptr[b].qs + 224 + sb * 256));
-
-                    // 4-bit -> 8-bit
-                    // Values of the first sub block of eight block_q4_K structures for the sb loop
-                    const __m256i rhs_vec_0123_00 = _mm256_and_si256(rhs_raw_vec_0123_0, m4b);
-                    const __m256i rhs_vec_4567_00 = _mm256_and_si256(rhs_raw_vec_4567_0, m4b);
-                    const __m256i rhs_vec_0123_01 = _mm256_and_si256(rhs_raw_vec_0123_1, m4b);
-                    const __m256i rhs_vec_4567_01 = _mm256_and_si256(rhs_raw_vec_4567_1, m4b);
-                    const __m256i rhs_vec_0123_02 = _mm256_and_si256(rhs_raw_vec_0123_2, m4b);
-                    const __m256i rhs_vec_4567_02 = _mm256_and_si256(rhs_raw_vec_4567_2, m4b);
-                    const __m256i rhs_vec_0123_03 = _mm256_and_si256(rhs_raw_vec_0123_3, m4b);
-                    const __m256i rhs_vec_4567_03 = _mm256_and_si256(rhs_raw_vec_4567_3, m4b);
-
-                    // Values of the second sub block of eight block_q4_K structures when sb = 1
-                    const __m256i rhs_vec_0123_10 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_0, 4), m4b);
-                    const __m256i rhs_vec_4567_10 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_0, 4), m4b);
-                    const __m256i rhs_vec_0123_11 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_1, 4), m4b);
-                    const __m256i rhs_vec_4567_11 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_1, 4), m4b);
-                    const __m256i rhs_vec_0123_12 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_2, 4), m4b);
-                    const __m256i rhs_vec_4567_12 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_2, 4), m4b);
-                    const __m256i rhs_vec_0123_13 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_0123_3, 4), m4b);
-                    const __m256i rhs_vec_4567_13 = _mm256_and_si256(_mm256_srli_epi16(rhs_raw_vec_4567_3, 4), m4b);
-
-                    uint32_t utmp_0[4], utmp_1[4];
-
-                    // Scales and Mins of corresponding sub blocks from different Q8_K structures are stored together
-                    // The below block is for eg to extract first sub block's scales and mins from different Q4_K structures for the sb loop
-                    memcpy(utmp_0, b_ptr[b].scales + 24 * sb, 12);
-                    utmp_0[3] = ((utmp_0[2] >> 4) & kmask2) | (((utmp_0[1] >> 6) & kmask3) << 4);
-                    const uint32_t uaux_0 = utmp_0[1] & kmask1;
-                    utmp_0[1] = (utmp_0[2] & kmask2) | (((utmp_0[0] >> 6) & kmask3) << 4);
-                    utmp_0[2] = uaux_0;
-                    utmp_0[0] &= kmask1;
-
-                    // The below block is for eg to extract second sub block's scales and mins from different Q4_K structures for the sb loop
-                    memcpy(utmp_1, b_ptr[b].scales + 12 + sb * 24, 12);
-                    utmp_1[3] = ((utmp_1[2] >> 4) & kmask2) | (((utmp_1[1] >> 6) & kmask3) << 4);
-                    const uint32_t uaux_1 = utmp_1[1] & kmask1;
-                    utmp_1[1] = (utmp_1[2] & kmask2) | (((utmp_1[0] >> 6) & kmask3) << 4);
-                    utmp_1[2] = uaux_1;
-                    utmp_1[0] &= kmask1;
-
-                    // Scales of first sub block in the sb loop
-                    const __m128i mins_and_scales_0 = _mm_set_epi32(utmp_0[3], utmp_0[2], utmp_0[1], utmp_0[0]);
-                    __m128i scales_rearrange_0 = _mm_shuffle_epi8(mins_and_scales_0, scalemask);
-                    __m256i scales_0 = _mm256_cvtepu8_epi16(scales_rearrange_0);
-
-                    // Scales of second sub block in the sb loop
-                    __m128i mins_and_scales_1 = _mm_set_epi32(utmp_1[3], utmp_1[2], utmp_1[1], utmp_1[0]);
-                    __m128i scales_rearrange_1 = _mm_shuffle_epi8(mins_and_scales_1, scalemask);
-                    __m256i scales_1 = _mm256_cvtepu8_epi16(scales_rearrange_1);
-
-                    // Mins of first and second sub block of Q4_K block are arranged side by side
-                    __m256i mins_01 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(mins_and_scales_0, 78), _mm_shuffle_epi32(mins_and_scales_1, 78)));
-
-                    // Load the two sub block values corresponding to sb in block_q8_K in batches of 16 bytes and replicate the same across 256 bit vector
-                    __m256i lhs_vec_00 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a_ptr[b].qs + sb * 64)));
-                    __m256i lhs_vec_01 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a_ptr[b].qs + 16 + sb * 64)));
-                    __m256i lhs_vec_10 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a_ptr[b].qs + 32 + sb * 64)));
-                    __m256i lhs_vec_11 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(a_ptr[b].qs + 48 + sb * 64)));
-
-                    lhs_vec_00 = _mm256_permute2f128_si256(lhs_vec_00, lhs_vec_00, 0);
-                    lhs_vec_01 = _mm256_permute2f128_si256(lhs_vec_01, lhs_vec_01, 0);
-                    lhs_vec_10 = _mm256_permute2f128_si256(lhs_vec_10, lhs_vec_10, 0);
-                    lhs_vec_11 = _mm256_permute2f128_si256(lhs_vec_11, lhs_vec_11, 0);
-
-                    // Dot product done within 32 bit lanes and accumulated in the same vector
-                    // First done for first sub block and then for second sub block in each sb
-                    // B0(0-3) B4(0-3) B1(0-3) B5(0-3) B2(0-3) B6(0-3) B3(0-3) B7(0-3) with A0(0-3)
-                    // B0(4-7) B4(4-7) B1(4-7) B5(4-7) B2(4-7) B6(4-7) B3(4-7) B7(4-7) with A0(4-7)
-                    // ...........................................................................
-                    // B0(28-31) B4(28-31) B1(28-31) B5(28-31) B2(28-31) B6(28-31) B3(28-31) B7(28-31) with A0(28-31)
-
-
-                    __m256i iacc_0 = _mm256_setzero_si256();
-                    __m256i iacc_1 = _mm256_setzero_si256();
-
-                    // VNNI sums each lane's four products in 32 bits: the same integers as the
-                    // int16 sums below (16 products of a 4-bit and an 8-bit value cannot saturate)
-#if (defined(__AVX512VNNI__) && defined(__AVX512VL__)) || defined(__AVXVNNI__)
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_00 ,_mm256_shuffle_epi32(rhs_vec_4567_00, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 0));
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_00, 177) ,rhs_vec_4567_00, 170), _mm256_shuffle_epi32(lhs_vec_00, 85));
-
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_01 ,_mm256_shuffle_epi32(rhs_vec_4567_01, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 170));
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_01, 177) ,rhs_vec_4567_01, 170), _mm256_shuffle_epi32(lhs_vec_00, 255));
-
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_02 ,_mm256_shuffle_epi32(rhs_vec_4567_02, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 0));
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_02, 177) ,rhs_vec_4567_02, 170), _mm256_shuffle_epi32(lhs_vec_01, 85));
-
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(rhs_vec_0123_03 ,_mm256_shuffle_epi32(rhs_vec_4567_03, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 170));
-                    iacc_0 = mul_sum_us8_pairs_acc_int32x8(iacc_0, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_03, 177) ,rhs_vec_4567_03, 170), _mm256_shuffle_epi32(lhs_vec_01, 255));
-
-                    iacc_0 = _mm256_mullo_epi32(iacc_0, _mm256_srli_epi32(scales_0, 16));
-
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_10 ,_mm256_shuffle_epi32(rhs_vec_4567_10, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 0));
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_10, 177) ,rhs_vec_4567_10, 170), _mm256_shuffle_epi32(lhs_vec_10, 85));
-
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_11 ,_mm256_shuffle_epi32(rhs_vec_4567_11, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 170));
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_11, 177) ,rhs_vec_4567_11, 170), _mm256_shuffle_epi32(lhs_vec_10, 255));
-
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_12 ,_mm256_shuffle_epi32(rhs_vec_4567_12, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 0));
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_12, 177) ,rhs_vec_4567_12, 170), _mm256_shuffle_epi32(lhs_vec_11, 85));
-
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(rhs_vec_0123_13 ,_mm256_shuffle_epi32(rhs_vec_4567_13, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 170));
-                    iacc_1 = mul_sum_us8_pairs_acc_int32x8(iacc_1, _mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_13, 177) ,rhs_vec_4567_13, 170), _mm256_shuffle_epi32(lhs_vec_11, 255));
-
-                    iacc_1 = _mm256_mullo_epi32(iacc_1, _mm256_srli_epi32(scales_1, 16));
-#else
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_00 ,_mm256_shuffle_epi32(rhs_vec_4567_00, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 0)));
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_00, 177) ,rhs_vec_4567_00, 170), _mm256_shuffle_epi32(lhs_vec_00, 85)));
-
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_01 ,_mm256_shuffle_epi32(rhs_vec_4567_01, 177), 170), _mm256_shuffle_epi32(lhs_vec_00, 170)));
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_01, 177) ,rhs_vec_4567_01, 170), _mm256_shuffle_epi32(lhs_vec_00, 255)));
-
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_02 ,_mm256_shuffle_epi32(rhs_vec_4567_02, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 0)));
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_02, 177) ,rhs_vec_4567_02, 170), _mm256_shuffle_epi32(lhs_vec_01, 85)));
-
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_03 ,_mm256_shuffle_epi32(rhs_vec_4567_03, 177), 170), _mm256_shuffle_epi32(lhs_vec_01, 170)));
-                    iacc_0 = _mm256_add_epi16(iacc_0, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_03, 177) ,rhs_vec_4567_03, 170), _mm256_shuffle_epi32(lhs_vec_01, 255)));
-
-                    iacc_0 = _mm256_madd_epi16(iacc_0, scales_0);
-
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_10 ,_mm256_shuffle_epi32(rhs_vec_4567_10, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 0)));
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_10, 177) ,rhs_vec_4567_10, 170), _mm256_shuffle_epi32(lhs_vec_10, 85)));
-
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_11 ,_mm256_shuffle_epi32(rhs_vec_4567_11, 177), 170), _mm256_shuffle_epi32(lhs_vec_10, 170)));
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_11, 177) ,rhs_vec_4567_11, 170), _mm256_shuffle_epi32(lhs_vec_10, 255)));
-
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_12 ,_mm256_shuffle_epi32(rhs_vec_4567_12, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 0)));
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_12, 177) ,rhs_vec_4567_12, 170), _mm256_shuffle_epi32(lhs_vec_11, 85)));
-
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(rhs_vec_0123_13 ,_mm256_shuffle_epi32(rhs_vec_4567_13, 177), 170), _mm256_shuffle_epi32(lhs_vec_11, 170)));
-                    iacc_1 = _mm256_add_epi16(iacc_1, _mm256_maddubs_epi16(_mm256_blend_epi32(_mm256_shuffle_epi32(rhs_vec_0123_13, 177) ,rhs_vec_4567_13, 170), _mm256_shuffle_epi32(lhs_vec_11, 255)));
-
-                    iacc_1 = _mm256_madd_epi16(iacc_1, scales_1);
-#endif
-
-                    // Accumulate the iacc value for one sb
-                    __m256i iacc_sb = _mm256_add_epi32(iacc_0, iacc_1);
-
-                    // Broadcast the bsums of the two sub blocks  of the iteration of Q8_K across the vector
-                    // Multiply-Add with corresponding mins of Q4_Kx8 with bsums
-                    __m256i q8s_sb = _mm256_shuffle_epi32(q8s, 0);
-                    __m256i iacc_min_sb = _mm256_madd_epi16(q8s_sb, mins_01);
-                    q8s = _mm256_bsrli_epi128(q8s, 4);
-
-                    // Accumulate for the complete block
-                    iacc_b = _mm256_add_epi32(iacc_b, iacc_sb);
-                    iacc_min_b = _mm256_add_epi32(iacc_min_b, iacc_min_sb);
-                }
-
-                // Multiply-Add with scale values for the complete super block
-                acc_row = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_b), _mm256_mul_ps(col_scale_f32, row_scale_f32), acc_row);
-                acc_min_rows = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min_b), _mm256_mul_ps(col_dmin_f32, row_scale_f32), acc_min_rows);
-
-            }
-
-            // Accumulated output values permuted so as to be stored in appropriate order post accumulation
-            acc_row = _mm256_permutevar8x32_ps(acc_row, finalpermutemask);
-            _mm256_storeu_ps(s + (y * bs + x * 8), _mm256_sub_ps(acc_row, acc_min_rows));
-        }
-    }
-
+    gemv_q4_K_8x8_q8_K_avx2(n, s, bs, vx, vy, nr, nc);
+    UNUSED(kmask1);
+    UNUSED(kmask2);
+    UNUSED(kmask3);
 #else
     UNUSED(kmask1);
     UNUSED(kmask2);

@@ -8852,6 +8852,20 @@ static void ggml_flash_attn_ext_unmasked_range(const ggml_fp16_t * mp, int64_t *
     }
 }
 
+#if (defined(__AVX512F__) && defined(__AVX512DQ__)) || (defined(__AVX2__) && defined(__FMA__))
+// 2^(i/32) as double bits, less i << 47 (added back with k's bits)
+alignas(64) static const uint64_t ggml_expf_exp2_32nds[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+#endif
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 // expf of 16 floats, bit for bit what glibc's expf gives on a CPU with FMA
 // (the flash attention's results stay what they were), computed as glibc
@@ -8861,17 +8875,7 @@ static void ggml_flash_attn_ext_unmasked_range(const ggml_fp16_t * mp, int64_t *
 // path (|x| >= 88 or so, infinities, NaN) take expf itself. Checked against
 // glibc 2.36 for every float.
 static inline __m512 ggml_v16_expf_as_libm(__m512 xv) {
-    // 2^(i/32) as double bits, less i << 47 (added back with k's bits)
-    static const uint64_t exp2_32nds[32] = {
-        0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
-        0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
-        0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
-        0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
-        0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
-        0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
-        0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
-        0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
-    };
+    const uint64_t * exp2_32nds = ggml_expf_exp2_32nds;
     const __m512i tab0 = _mm512_loadu_si512(exp2_32nds);
     const __m512i tab1 = _mm512_loadu_si512(exp2_32nds + 8);
     const __m512i tab2 = _mm512_loadu_si512(exp2_32nds + 16);
@@ -8915,12 +8919,58 @@ static inline __m512 ggml_v16_expf_as_libm(__m512 xv) {
 }
 #endif
 
-// y[i] = expf(x[i]) for n floats, as glibc's expf (16 at a time on AVX-512).
+#if defined(__AVX2__) && defined(__FMA__) && !(defined(__AVX512F__) && defined(__AVX512DQ__))
+// ggml_v16_expf_as_libm for 8 floats with AVX2: the same operations, four
+// doubles a vector, the table read with a gather.
+static inline __m256 ggml_v8_expf_as_libm(__m256 xv) {
+    const __m256d inv_ln2_32 = _mm256_set1_pd(0x1.71547652b82fep+5);
+    const __m256d shift      = _mm256_set1_pd(0x1.8p+52);
+    const __m256d c0         = _mm256_set1_pd(0x1.c6af84b912394p-20);
+    const __m256d c1         = _mm256_set1_pd(0x1.ebfce50fac4f3p-13);
+    const __m256d c2         = _mm256_set1_pd(0x1.62e42ff0c52d6p-6);
+    const __m256d one        = _mm256_set1_pd(1.0);
+    __m128 e[2];
+    for (int h = 0; h < 2; ++h) {
+        const __m256d xd = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(xv, 1) : _mm256_castps256_ps128(xv));
+        const __m256d k_shifted = _mm256_fmadd_pd(inv_ln2_32, xd, shift);
+        const __m256i k_bits = _mm256_castpd_si256(k_shifted);
+        const __m256d r = _mm256_fmsub_pd(inv_ln2_32, xd, _mm256_sub_pd(k_shifted, shift));
+        const __m256i idx = _mm256_and_si256(k_bits, _mm256_set1_epi64x(31));
+        const __m256i t = _mm256_i64gather_epi64((const long long *) ggml_expf_exp2_32nds, idx, 8);
+        const __m256d s = _mm256_castsi256_pd(_mm256_add_epi64(t, _mm256_slli_epi64(k_bits, 47)));
+        const __m256d z = _mm256_fmadd_pd(r, c0, c1);
+        const __m256d p = _mm256_fmadd_pd(z, _mm256_mul_pd(r, r), _mm256_fmadd_pd(r, c2, one));
+        e[h] = _mm256_cvtpd_ps(_mm256_mul_pd(p, s));
+    }
+    __m256 y = _mm256_insertf128_ps(_mm256_castps128_ps256(e[0]), e[1], 1);
+    const __m256i abstop = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(xv), 20), _mm256_set1_epi32(0x7ff));
+    const int off_path = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(abstop, _mm256_set1_epi32(0x42a))));
+    if (off_path) {
+        float xs[8];
+        float ys[8];
+        _mm256_storeu_ps(xs, xv);
+        _mm256_storeu_ps(ys, y);
+        for (int m = off_path; m; m &= m - 1) {
+            const int j = __builtin_ctz(m);
+            ys[j] = expf(xs[j]);
+        }
+        y = _mm256_loadu_ps(ys);
+    }
+    return y;
+}
+#endif
+
+// y[i] = expf(x[i]) for n floats, as glibc's expf (16 at a time on AVX-512,
+// 8 on AVX2 with FMA).
 static void ggml_vec_expf_as_libm(int n, float * y, const float * x) {
     int i = 0;
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     for (; i + 16 <= n; i += 16) {
         _mm512_storeu_ps(y + i, ggml_v16_expf_as_libm(_mm512_loadu_ps(x + i)));
+    }
+#elif defined(__AVX2__) && defined(__FMA__)
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(y + i, ggml_v8_expf_as_libm(_mm256_loadu_ps(x + i)));
     }
 #endif
     for (; i < n; ++i) {
@@ -8968,14 +9018,16 @@ struct ggml_fa_rows {
 
 enum ggml_fa_step : uint8_t { GGML_FA_MASKED, GGML_FA_NEW_MAX, GGML_FA_BELOW_MAX };
 
-// A row's steps over a block's keys, for DV of one GGML_F32_STEP: its VKQ
-// sums held in registers, each lane scaled and summed as ggml_vec_scale_f32
-// and ggml_vec_mad_f32 do.
+// A row's steps over a block's keys, for DV of STEPS times GGML_F32_STEP:
+// its VKQ sums held in registers, each lane scaled and summed as
+// ggml_vec_scale_f32 and ggml_vec_mad_f32 do.
+template <int STEPS>
 static inline void ggml_flash_attn_ext_f32_row_steps(const ggml_fa_rows & p, int r, int64_t ic0, int nk,
         const float * score, const float * exp_val, const ggml_fa_step * step) {
+    constexpr int NV = STEPS*GGML_F32_ARR;
     float * VKQ32 = p.VKQ_rows + r*p.DV;
-    GGML_F32_VEC acc[GGML_F32_ARR];
-    for (int i = 0; i < GGML_F32_ARR; ++i) {
+    GGML_F32_VEC acc[NV];
+    for (int i = 0; i < NV; ++i) {
         acc[i] = GGML_F32_VEC_LOAD(VKQ32 + i*GGML_F32_EPR);
     }
     float S = p.S[r];
@@ -8989,7 +9041,7 @@ static inline void ggml_flash_attn_ext_f32_row_steps(const ggml_fa_rows & p, int
             p.M[r] = score[j];
             ms = exp_val[j];
             const GGML_F32_VEC vms = GGML_F32_VEC_SET1(ms);
-            for (int i = 0; i < GGML_F32_ARR; ++i) {
+            for (int i = 0; i < NV; ++i) {
                 acc[i] = GGML_F32_VEC_MUL(acc[i], vms);
             }
         } else {
@@ -8997,16 +9049,42 @@ static inline void ggml_flash_attn_ext_f32_row_steps(const ggml_fa_rows & p, int
         }
         const float * v = (const float *) (p.v_head[r] + (ic0 + j)*p.nbv1);
         const GGML_F32_VEC vvs = GGML_F32_VEC_SET1(vs);
-        for (int i = 0; i < GGML_F32_ARR; ++i) {
+        for (int i = 0; i < NV; ++i) {
             acc[i] = GGML_F32_VEC_FMA(acc[i], GGML_F32_VEC_LOAD(v + i*GGML_F32_EPR), vvs);
         }
         S = S*ms + vs;
     }
-    for (int i = 0; i < GGML_F32_ARR; ++i) {
+    for (int i = 0; i < NV; ++i) {
         GGML_F32_VEC_STORE(VKQ32 + i*GGML_F32_EPR, acc[i]);
     }
     p.S[r] = S;
 }
+
+#if defined(__AVX2__) && defined(__FMA__) && GGML_F32_EPR == 8 && GGML_F32_ARR == 4
+#define GGML_FA_DOTS_IN_FOURS
+// ggml_vec_dot_f32_steps(np, k, q) for four K rows nbk1 bytes apart, the
+// last steps of GGML_F32x8_REDUCE (a row's halves added, then two hadds)
+// taken for the four at once: the same additions of the same lanes.
+static inline __m128 ggml_fa_dots4_f32(int np, const char * k, size_t nbk1, const float * q) {
+    __m256 x0[4];
+    for (int t = 0; t < 4; ++t) {
+        const float * kt = (const float *) (k + t*nbk1);
+        __m256 sum[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+        for (int i = 0; i < np; i += 32) {
+            for (int j = 0; j < 4; ++j) {
+                sum[j] = _mm256_fmadd_ps(_mm256_loadu_ps(kt + i + 8*j), _mm256_loadu_ps(q + i + 8*j), sum[j]);
+            }
+        }
+        x0[t] = _mm256_add_ps(_mm256_add_ps(sum[0], sum[2]), _mm256_add_ps(sum[1], sum[3]));
+    }
+    // [halves of keys 0 and 1 added | of keys 2 and 3]
+    const __m256 t01 = _mm256_add_ps(_mm256_permute2f128_ps(x0[0], x0[1], 0x20), _mm256_permute2f128_ps(x0[0], x0[1], 0x31));
+    const __m256 t23 = _mm256_add_ps(_mm256_permute2f128_ps(x0[2], x0[3], 0x20), _mm256_permute2f128_ps(x0[2], x0[3], 0x31));
+    const __m256 h   = _mm256_hadd_ps(t01, t23);
+    const __m256 s   = _mm256_hadd_ps(h, h); // keys 0 2 0 2 | 1 3 1 3
+    return _mm_unpacklo_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+}
+#endif
 
 // The keys [ic0, ic0 + nk) for the rows [r0, r1) of a pass, with F32 K and V.
 // Each row takes each key as the one-key-at-a-time walk does (the same
@@ -9020,6 +9098,15 @@ static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1
 
     for (int r = r0; r < r1; ++r) {
         const float * q = p.Q_rows + r*p.DK;
+        // the dots of the keys in whole fours, where they are taken together
+        float dot[GGML_FA_BLOCK_KEYS];
+        int   n_dots = 0;
+#ifdef GGML_FA_DOTS_IN_FOURS
+        n_dots = nk - nk % 4;
+        for (int j = 0; j < n_dots; j += 4) {
+            _mm_storeu_ps(dot + j, ggml_fa_dots4_f32(p.DK, p.k_head[r] + (ic0 + j)*p.nbk1, p.nbk1, q));
+        }
+#endif
         for (int j = 0; j < nk; ++j) {
             const int     at = (r - r0)*nk + j;
             const int64_t ic = ic0 + j;
@@ -9033,7 +9120,7 @@ static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1
                 continue;
             }
 
-            float s = ggml_vec_dot_f32_steps(p.DK, (const float *) (p.k_head[r] + ic*p.nbk1), q);
+            float s = j < n_dots ? dot[j] : ggml_vec_dot_f32_steps(p.DK, (const float *) (p.k_head[r] + ic*p.nbk1), q);
 
             s = s*p.scale;
 
@@ -9071,8 +9158,13 @@ static void ggml_flash_attn_ext_f32_block(const ggml_fa_rows & p, int r0, int r1
 
     for (int r = r0; r < r1; ++r) {
         float * VKQ32 = p.VKQ_rows + r*p.DV;
+        // (A head size of 64 is two steps of AVX2's 32 floats, one of AVX-512's.)
         if (p.DV == GGML_F32_STEP) {
-            ggml_flash_attn_ext_f32_row_steps(p, r, ic0, nk, score + (r - r0)*nk, exp_val + (r - r0)*nk, step + (r - r0)*nk);
+            ggml_flash_attn_ext_f32_row_steps<1>(p, r, ic0, nk, score + (r - r0)*nk, exp_val + (r - r0)*nk, step + (r - r0)*nk);
+            continue;
+        }
+        if (p.DV == 2*GGML_F32_STEP && 2*GGML_F32_ARR <= 8) {
+            ggml_flash_attn_ext_f32_row_steps<2>(p, r, ic0, nk, score + (r - r0)*nk, exp_val + (r - r0)*nk, step + (r - r0)*nk);
             continue;
         }
         for (int j = 0; j < nk; ++j) {

@@ -310,3 +310,58 @@ fn a_model_whose_weights_have_no_repack_layout_loads_as_before() {
     );
     assert!(memory.mapped > 400 * 1024, "{memory:?}");
 }
+
+/// What the engine logged on this thread while `f` ran, at every level.
+fn logged_on_this_thread(f: impl FnOnce()) -> String {
+    let this = std::thread::current().id();
+    let log = Arc::new(std::sync::Mutex::new(String::new()));
+    let l = log.clone();
+    gst::log::set_threshold_for_name("voxtralrt-engine", gst::DebugLevel::Info);
+    gst::log::set_active(true);
+    gst::log::remove_default_log_function();
+    let hook = gst::log::add_log_function(move |cat, _level, _file, _fn, _line, _obj, msg| {
+        if cat.name() == "voxtralrt-engine" && std::thread::current().id() == this {
+            if let Some(m) = msg.get() {
+                let mut l = l.lock().unwrap();
+                l.push_str(m.as_str());
+                l.push('\n');
+            }
+        }
+    });
+    f();
+    gst::log::remove_log_function(hook);
+    gst::log::set_threshold_for_name("voxtralrt-engine", gst::DebugLevel::None);
+    let text = log.lock().unwrap().clone();
+    text
+}
+
+/// The load reads the decoder's gate and up to build their fused, repacked
+/// tensor: it then drops the file's pages it read from the process. Where
+/// the fused tensor is the file's bytes themselves (F16: gate and up side by
+/// side, nothing repacked), nothing is dropped.
+#[test]
+fn pages_the_load_read_only_to_build_repacked_weights_are_released() {
+    init();
+    const RELEASED: &str = "of mapped weights read only at load released";
+    let q4 = own_copy(&common::fixture("voxtral-rt-tiny-q4_0.gguf"), "release-q4");
+    let f16 = own_copy(common::tiny_model().as_path(), "release-f16");
+    let log = logged_on_this_thread(|| drop(Stream::open(&ModelSpec::new(&q4), 1).unwrap()));
+    assert!(log.contains("repacked for the CPU"), "{log}");
+    assert!(log.contains(RELEASED), "{log}");
+    let log = logged_on_this_thread(|| drop(Stream::open(&ModelSpec::new(&f16), 1).unwrap()));
+    assert!(log.contains("weights memory-mapped"), "{log}");
+    assert!(!log.contains(RELEASED), "{log}");
+    // What it says once released is what it said before (the other tests
+    // here compare the repacked model's words with the file's layout).
+    let audio = common::sine(2.0);
+    assert_eq!(
+        say_alone(&ModelSpec::new(&q4), &audio),
+        say_alone(
+            &ModelSpec {
+                cpu_repack: false,
+                ..ModelSpec::new(&q4)
+            },
+            &audio
+        )
+    );
+}

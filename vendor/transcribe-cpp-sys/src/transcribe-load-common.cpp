@@ -468,6 +468,10 @@ bool WeightStorage::is_repacked(const ggml_tensor * t) const noexcept {
     return t != nullptr && repack_buffer_ != nullptr && t->buffer == repack_buffer_;
 }
 
+size_t WeightStorage::release_mapped_pages(const ggml_tensor * t) noexcept {
+    return is_mapped(t) ? file_.release(t->data, ggml_nbytes(t)) : 0;
+}
+
 ggml_backend_buffer_type_t cpu_repack_buffer_type(const BackendPlan & plan, const transcribe_model_load_params * params) {
     if (plan.primary_kind != BackendKind::Cpu || plan.primary == nullptr) {
         return nullptr;

@@ -127,6 +127,12 @@ class WeightStorage {
     // (one ggml_backend_tensor_set of all its bytes) and cannot be read back.
     bool is_repacked(const ggml_tensor * t) const noexcept;
 
+    // Drops the file's pages of mapped weight `t` from this process once its
+    // bytes have been copied into another tensor (packed or repacked at
+    // load); `t` stays readable (MappedFile::release). Returns the bytes
+    // released.
+    size_t release_mapped_pages(const ggml_tensor * t) noexcept;
+
     // What the weights take, by kind of storage (see WeightCounts).
     const WeightCounts & counts() const noexcept { return counts_; }
 

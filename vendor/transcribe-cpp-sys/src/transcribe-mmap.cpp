@@ -165,6 +165,22 @@ void MappedFile::reset() noexcept {
     size_ = 0;
 }
 
+size_t MappedFile::release(const void * p, size_t n) noexcept {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(addr_);
+    const uintptr_t from = reinterpret_cast<uintptr_t>(p);
+    const long      page = ::sysconf(_SC_PAGESIZE);
+    if (addr_ == nullptr || page <= 0 || from < base || n > size_ || from - base > size_ - n) {
+        return 0;
+    }
+    const uintptr_t mask  = static_cast<uintptr_t>(page) - 1;
+    const uintptr_t begin = (from + mask) & ~mask;
+    const uintptr_t end   = (from + n) & ~mask;
+    if (end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED) != 0) {
+        return 0;
+    }
+    return end - begin;
+}
+
 #elif defined(TRANSCRIBE_MMAP_WIN32)
 
 bool MappedFile::open(const std::string & path, std::string * why) {
@@ -229,6 +245,12 @@ void MappedFile::reset() noexcept {
     size_ = 0;
 }
 
+size_t MappedFile::release(const void * p, size_t n) noexcept {
+    (void) p;
+    (void) n;
+    return 0;
+}
+
 #else
 
 bool MappedFile::open(const std::string & path, std::string * why) {
@@ -241,6 +263,12 @@ bool MappedFile::open(const std::string & path, std::string * why) {
 void MappedFile::reset() noexcept {
     addr_ = nullptr;
     size_ = 0;
+}
+
+size_t MappedFile::release(const void * p, size_t n) noexcept {
+    (void) p;
+    (void) n;
+    return 0;
 }
 
 #endif

@@ -57,6 +57,13 @@ class MappedFile {
 
     size_t size() const noexcept { return size_; }
 
+    // Drops this process's pages of [p, p + n), a range inside the mapping,
+    // where the platform can (POSIX: MADV_DONTNEED on the whole pages inside
+    // it): the bytes stay readable and fault back in from the page cache.
+    // For weights read once at load to build others. Returns the bytes
+    // released; 0 where the platform keeps them.
+    size_t release(const void * p, size_t n) noexcept;
+
   private:
     void * addr_ = nullptr;
     size_t size_ = 0;

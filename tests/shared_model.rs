@@ -330,7 +330,7 @@ fn logged_on_this_thread(f: impl FnOnce()) -> String {
     });
     f();
     gst::log::remove_log_function(hook);
-    gst::log::set_threshold_for_name("voxtralrt-engine", gst::DebugLevel::None);
+    gst::log::unset_threshold_for_name("voxtralrt-engine");
     let text = log.lock().unwrap().clone();
     text
 }

@@ -245,12 +245,6 @@ void MappedFile::reset() noexcept {
     size_ = 0;
 }
 
-size_t MappedFile::release(const void * p, size_t n) noexcept {
-    (void) p;
-    (void) n;
-    return 0;
-}
-
 #else
 
 bool MappedFile::open(const std::string & path, std::string * why) {
@@ -265,12 +259,12 @@ void MappedFile::reset() noexcept {
     size_ = 0;
 }
 
-size_t MappedFile::release(const void * p, size_t n) noexcept {
-    (void) p;
-    (void) n;
+#endif
+
+#if !defined(TRANSCRIBE_MMAP_POSIX)
+size_t MappedFile::release(const void *, size_t) noexcept {
     return 0;
 }
-
 #endif
 
 }  // namespace transcribe
